@@ -1,0 +1,70 @@
+# dpperf build. `make run` and `make test` install what is missing first.
+SHELL      := /bin/bash
+GO         ?= go
+GOBIN      := $(shell $(GO) env GOPATH)/bin
+BIN        := bin/dpperf
+BPF_OUT    := build/bpf
+CLANG      ?= clang
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Wno-unused-value -Wno-compare-distinct-pointer-types \
+              -Ibuild/include -I/usr/include/x86_64-linux-gnu
+LINUX_TAR  := /usr/src/linux-source-6.1.tar.xz
+SELFTESTS  := linux-source-6.1/tools/testing/selftests/bpf/progs
+
+EXAMPLES   := $(patsubst examples/xdp/%.c,$(BPF_OUT)/%.o,$(wildcard examples/xdp/*.c))
+THIRDPARTY := $(BPF_OUT)/test_xdp_noinline.o
+
+.PHONY: all setup build bpf run test lint unit bench fuzz clean
+
+all: build bpf
+
+setup:
+	@bash scripts/setup.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/dpperf
+
+# Compiled BPF objects: our examples and third-party programs from Debian's
+# linux-source package. Tests read them from build/bpf.
+bpf: $(EXAMPLES) $(THIRDPARTY)
+
+build/include/gnu/stubs-32.h:
+	@mkdir -p $(dir $@) && touch $@
+
+$(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-32.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+build/src/test_xdp_noinline.c:
+	@mkdir -p build/src
+	tar -xJf $(LINUX_TAR) -O $(SELFTESTS)/test_xdp_noinline.c > $@.tmp && mv $@.tmp $@
+
+$(BPF_OUT)/test_xdp_noinline.o: build/src/test_xdp_noinline.c build/include/gnu/stubs-32.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -w -c $< -o $@
+
+run: setup build bpf
+	$(BIN) targets
+	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
+	$(BIN) bound --target nfp-agilio-cx --paths 5 $(BPF_OUT)/parser.o
+	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
+
+lint:
+	$(GO) vet ./...
+	$(GOBIN)/staticcheck ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+test: setup bpf lint unit
+
+bench: setup bpf
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz: setup bpf
+	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho 'func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | cut -c6-); do \
+	    echo "fuzz $$t $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 30s $$t || exit 1; \
+	  done; done
+
+clean:
+	rm -rf bin build

@@ -1,0 +1,27 @@
+// Command dpperf is a performance-engineering tool for network data planes
+// and I/O paths: throughput bounds of eBPF/XDP programs, performance
+// interfaces, analytical offload models, I/O-path profiles and trace
+// recording. See README.md for usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dpperf/dpperf/internal/fail"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "dpperf:", err)
+	}
+	os.Exit(fail.ExitCode(err))
+}

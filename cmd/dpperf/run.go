@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dpperf/dpperf/internal/fail"
+)
+
+// command is one subcommand of dpperf.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the subcommands in the order help shows them.
+func commands() []command {
+	return []command{
+		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
+		{"targets", "list the cost-model targets for bound", runTargets},
+		{"version", "print the version", runVersion},
+		{"help", "show help for dpperf or a subcommand", runHelp},
+	}
+}
+
+// run is the whole program behind main: it parses args, dispatches to a
+// subcommand and returns its error. Exit codes come from fail.ExitCode.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return fail.Usagef("no subcommand given")
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "-help" {
+		usage(stdout)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	return fail.Usagef("unknown subcommand %q (see 'dpperf help')", name)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "dpperf: performance engineering of network data planes and I/O paths")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: dpperf <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	cs := commands()
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'dpperf <command> -h' for the flags of a command.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 a --require/--fail-above check failed, 2 bad usage or input, 3 other failure.")
+}
+
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stdout)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] && c.name != "help" {
+			return c.run(ctx, []string{"-h"}, stdout, stderr)
+		}
+	}
+	names := []string{}
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	sort.Strings(names)
+	return fail.Usagef("unknown command %q; commands: %s", args[0], strings.Join(names, ", "))
+}

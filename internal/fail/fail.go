@@ -1,0 +1,84 @@
+// Package fail classifies dpperf's errors into exit codes: usage and input
+// errors (exit 2), unmet requirements such as --require (exit 1), and every
+// other failure (exit 3).
+package fail
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+)
+
+// Exit codes of the dpperf command.
+const (
+	ExitOK          = 0
+	ExitRequirement = 1
+	ExitInput       = 2
+	ExitOther       = 3
+)
+
+// InputError is a problem with what the user gave: a flag, an argument or
+// the content of an input file. File names the file when there is one.
+type InputError struct {
+	File string
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	if e.File == "" {
+		return e.Err.Error()
+	}
+	return e.File + ": " + e.Err.Error()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Input marks err as an input error about file (which may be empty).
+// It returns nil for a nil err.
+func Input(file string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *InputError
+	if errors.As(err, &ie) && (ie.File == file || file == "") {
+		return err
+	}
+	return &InputError{File: file, Err: err}
+}
+
+// Inputf is Input with a formatted message.
+func Inputf(file, format string, args ...any) error {
+	return &InputError{File: file, Err: fmt.Errorf(format, args...)}
+}
+
+// Usagef reports a usage error (bad flags or arguments).
+func Usagef(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+// RequirementError says that an analysis ran but its result did not meet a
+// threshold the user asked for (--require, --fail-above).
+type RequirementError struct{ Msg string }
+
+func (e *RequirementError) Error() string { return e.Msg }
+
+// Requirementf builds a RequirementError.
+func Requirementf(format string, args ...any) error {
+	return &RequirementError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ExitCode maps an error to the process exit code.
+func ExitCode(err error) int {
+	var ie *InputError
+	var re *RequirementError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.As(err, &re):
+		return ExitRequirement
+	case errors.As(err, &ie):
+		return ExitInput
+	default:
+		return ExitOther
+	}
+}
