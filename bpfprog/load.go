@@ -1,0 +1,198 @@
+package bpfprog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/dpperf/dpperf/internal/fail"
+)
+
+// Program is one eBPF program of an object file, ready for analysis.
+type Program struct {
+	File    string            // the object file it came from
+	Name    string            // program (function) name
+	Section string            // ELF section, e.g. "xdp"
+	Type    ebpf.ProgramType  // program type from the section name
+	Insns   asm.Instructions  // flattened: entry function first, then callees
+	Funcs   []Func            // functions in instruction order; Funcs[0] is the entry
+	Maps    map[string]*Map   // maps referenced by the instructions, by name
+	Offsets []asm.RawInstructionOffset
+}
+
+// Func is a contiguous run of Insns that forms one BPF function.
+type Func struct {
+	Name       string
+	Start, End int // Insns[Start:End]
+}
+
+// Map describes a map the program references.
+type Map struct {
+	Name       string
+	Type       ebpf.MapType
+	KeySize    uint32
+	ValueSize  uint32
+	MaxEntries uint32
+	Key, Value btf.Type // nil when the object has no BTF for the map
+}
+
+// ErrNotBPF reports a file that is not a BPF ELF object.
+var ErrNotBPF = errors.New("not a BPF ELF object")
+
+// LoadFile reads the program called name from the object at path. An empty
+// name selects the only program of the object.
+func LoadFile(path, name string) (*Program, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fail.Input(path, fmt.Errorf("read object: %w", errors.Unwrap(err)))
+	}
+	return Load(bytes.NewReader(data), path, name)
+}
+
+// Load reads the program called name from the object in r; file names the
+// object in errors. Every error it returns is an input error about file.
+func Load(r io.ReaderAt, file, name string) (prog *Program, err error) {
+	spec, err := loadSpec(r)
+	if err != nil {
+		return nil, fail.Input(file, err)
+	}
+	ps, err := pick(spec, name)
+	if err != nil {
+		return nil, fail.Input(file, err)
+	}
+	p := &Program{
+		File:    file,
+		Name:    ps.Name,
+		Section: ps.SectionName,
+		Type:    ps.Type,
+		Insns:   ps.Instructions,
+		Maps:    map[string]*Map{},
+	}
+	if err := p.index(spec); err != nil {
+		return nil, fail.Input(file, fmt.Errorf("program %s: %w", p.Name, err))
+	}
+	return p, nil
+}
+
+// loadSpec parses the ELF, turning a panic of the ELF reader into an error.
+func loadSpec(r io.ReaderAt) (spec *ebpf.CollectionSpec, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			spec, err = nil, fmt.Errorf("%w: malformed ELF (%v)", ErrNotBPF, v)
+		}
+	}()
+	spec, err = ebpf.LoadCollectionSpecFromReader(r)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "bad magic") || strings.Contains(msg, "not an ELF") ||
+			strings.Contains(msg, "unexpected EOF") || strings.Contains(msg, "invalid ELF") {
+			return nil, fmt.Errorf("%w: %v", ErrNotBPF, err)
+		}
+		return nil, fmt.Errorf("load object: %w", err)
+	}
+	return spec, nil
+}
+
+// Names lists the programs in an object, sorted.
+func Names(spec *ebpf.CollectionSpec) []string {
+	var names []string
+	for n := range spec.Programs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func pick(spec *ebpf.CollectionSpec, name string) (*ebpf.ProgramSpec, error) {
+	names := Names(spec)
+	if len(names) == 0 {
+		return nil, errors.New("object holds no programs")
+	}
+	if name == "" {
+		if len(names) > 1 {
+			return nil, fmt.Errorf("object holds %d programs (%s); choose one with --program", len(names), strings.Join(names, ", "))
+		}
+		name = names[0]
+	}
+	ps, ok := spec.Programs[name]
+	if !ok {
+		return nil, fmt.Errorf("no program %q in object (programs: %s)", name, strings.Join(names, ", "))
+	}
+	if len(ps.Instructions) == 0 {
+		return nil, fmt.Errorf("program %q has no instructions", name)
+	}
+	return ps, nil
+}
+
+// index splits the instructions into functions, records raw offsets and
+// resolves map references.
+func (p *Program) index(spec *ebpf.CollectionSpec) error {
+	var off asm.RawInstructionOffset
+	p.Offsets = make([]asm.RawInstructionOffset, len(p.Insns))
+	for i, ins := range p.Insns {
+		p.Offsets[i] = off
+		off += asm.RawInstructionOffset(ins.Size() / asm.InstructionSize)
+		if sym := ins.Symbol(); sym != "" || i == 0 {
+			if sym == "" {
+				sym = p.Name
+			}
+			if n := len(p.Funcs); n > 0 {
+				p.Funcs[n-1].End = i
+			}
+			p.Funcs = append(p.Funcs, Func{Name: sym, Start: i})
+		}
+		if ref := ins.Reference(); ref != "" && ins.IsLoadFromMap() {
+			ms, ok := spec.Maps[ref]
+			if !ok {
+				return fmt.Errorf("instruction %d references unknown map %q", i, ref)
+			}
+			p.Maps[ref] = &Map{Name: ref, Type: ms.Type, KeySize: ms.KeySize, ValueSize: ms.ValueSize,
+				MaxEntries: ms.MaxEntries, Key: ms.Key, Value: ms.Value}
+		}
+	}
+	p.Funcs[len(p.Funcs)-1].End = len(p.Insns)
+	return nil
+}
+
+// FuncOf returns the index in Funcs of the function holding instruction i.
+func (p *Program) FuncOf(i int) int {
+	return sort.Search(len(p.Funcs), func(f int) bool { return p.Funcs[f].End > i })
+}
+
+// FuncByName returns the index in Funcs of the named function, or -1.
+func (p *Program) FuncByName(name string) int {
+	for i, f := range p.Funcs {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Line returns the source location and text of instruction i as
+// "file.c:12", "text", or empty strings without line information.
+func (p *Program) Line(i int) (loc, text string) {
+	for j := i; j >= 0; j-- {
+		src := p.Insns[j].Source()
+		if src == nil {
+			continue
+		}
+		if l, ok := src.(*btf.Line); ok {
+			file := l.FileName()
+			if k := strings.LastIndexByte(file, '/'); k >= 0 {
+				file = file[k+1:]
+			}
+			return fmt.Sprintf("%s:%d", file, l.LineNumber()), strings.TrimSpace(l.Line())
+		}
+		return "", strings.TrimSpace(src.String())
+	}
+	return "", ""
+}

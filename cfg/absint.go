@@ -1,0 +1,311 @@
+package cfg
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Region is the memory region a pointer points into. The BPF verifier keeps
+// pointers inside their region, so a pointer's region never changes under
+// arithmetic (the segmented memory model).
+type Region uint8
+
+const (
+	RegionNone      Region = iota // not a pointer, or not known to be one
+	RegionCtx                     // the program context (struct xdp_md, __sk_buff)
+	RegionPacket                  // packet bytes [data, data_end)
+	RegionPacketEnd               // data_end
+	RegionStack                   // a BPF stack frame
+	RegionMapValue                // a map value (or global data)
+	RegionMapPtr                  // a map itself (argument to map helpers)
+)
+
+var regionNames = [...]string{"none", "ctx", "packet", "packet_end", "stack", "map_value", "map"}
+
+func (r Region) String() string { return regionNames[r] }
+
+type kind uint8
+
+const (
+	unknown kind = iota // any value
+	scalar              // a known constant in off
+	pointer             // a pointer into region at base+off (off known when exact)
+)
+
+// value is the abstract value of a register or a stack slot.
+type value struct {
+	kind   kind
+	region Region
+	exact  bool  // pointer offset known
+	base   int32 // stack: frame id; map value / map: map index
+	off    int64 // scalar: the constant; pointer: the offset
+}
+
+var top = value{}
+
+func constant(v int64) value { return value{kind: scalar, off: v} }
+
+func ptr(r Region, base int32, off int64) value {
+	return value{kind: pointer, region: r, base: base, off: off, exact: true}
+}
+
+func join(a, b value) value {
+	if a == b {
+		return a
+	}
+	if a.kind == pointer && b.kind == pointer && a.region == b.region && a.base == b.base {
+		return value{kind: pointer, region: a.region, base: a.base}
+	}
+	return top
+}
+
+type slotKey struct {
+	frame int32
+	off   int64
+}
+
+type slot struct {
+	size int
+	v    value
+}
+
+// state is the abstract machine state at a program point.
+type state struct {
+	regs  [11]value
+	stack map[slotKey]slot
+}
+
+func (s *state) clone() *state {
+	c := &state{regs: s.regs, stack: make(map[slotKey]slot, len(s.stack))}
+	for k, v := range s.stack {
+		c.stack[k] = v
+	}
+	return c
+}
+
+func joinStates(a, b *state) *state {
+	if a == nil {
+		return b.clone()
+	}
+	c := &state{stack: map[slotKey]slot{}}
+	for i := range a.regs {
+		c.regs[i] = join(a.regs[i], b.regs[i])
+	}
+	for k, sa := range a.stack {
+		if sb, ok := b.stack[k]; ok && sa.size == sb.size {
+			if v := join(sa.v, sb.v); v != top {
+				c.stack[k] = slot{sa.size, v}
+			}
+		}
+	}
+	return c
+}
+
+// clearFrame forgets every slot of a stack frame.
+func (s *state) clearFrame(frame int32) {
+	for k := range s.stack {
+		if k.frame == frame {
+			delete(s.stack, k)
+		}
+	}
+}
+
+func (s *state) store(p value, off int64, size int, v value) {
+	switch {
+	case p.kind == pointer && p.region == RegionStack && p.exact:
+		at := p.off + off
+		for k, sl := range s.stack {
+			if k.frame == p.base && k.off < at+int64(size) && at < k.off+int64(sl.size) {
+				delete(s.stack, k)
+			}
+		}
+		if v != top {
+			s.stack[slotKey{p.base, at}] = slot{size, v}
+		}
+	case p.kind == pointer && p.region == RegionStack:
+		s.clearFrame(p.base)
+	case p.kind == pointer:
+		// Packet, map value or context memory: not tracked.
+	default:
+		s.stack = map[slotKey]slot{}
+	}
+}
+
+func (s *state) load(p value, off int64, size int) value {
+	if p.kind != pointer || p.region != RegionStack || !p.exact {
+		return top
+	}
+	sl, ok := s.stack[slotKey{p.base, p.off + off}]
+	if !ok || sl.size != size {
+		return top
+	}
+	return sl.v
+}
+
+// ctxLoad gives the value loaded from the context at off for a program type.
+func ctxLoad(t ebpf.ProgramType, off int64) value {
+	switch t {
+	case ebpf.XDP:
+		switch off {
+		case 0:
+			return ptr(RegionPacket, 0, 0)
+		case 4:
+			return ptr(RegionPacketEnd, 0, 0)
+		case 8:
+			return value{kind: pointer, region: RegionPacket}
+		}
+	case ebpf.SchedCLS, ebpf.SchedACT, ebpf.SocketFilter, ebpf.CGroupSKB:
+		switch off {
+		case 76:
+			return ptr(RegionPacket, 0, 0)
+		case 80:
+			return ptr(RegionPacketEnd, 0, 0)
+		case 140:
+			return value{kind: pointer, region: RegionPacket}
+		}
+	}
+	return top
+}
+
+// alu applies an ALU operation to abstract values.
+func alu(op asm.ALUOp, is32 bool, dst, src value) value {
+	if op == asm.Mov {
+		if is32 {
+			if src.kind == scalar {
+				return constant(int64(uint32(src.off)))
+			}
+			return top
+		}
+		return src
+	}
+	if dst.kind == pointer && (op == asm.Add || op == asm.Sub) && !is32 {
+		switch {
+		case src.kind == scalar && dst.exact:
+			if op == asm.Add {
+				dst.off += src.off
+			} else {
+				dst.off -= src.off
+			}
+			return dst
+		case src.kind == pointer && op == asm.Sub:
+			if src.region == dst.region && src.base == dst.base && src.exact && dst.exact {
+				return constant(dst.off - src.off)
+			}
+			return top
+		default:
+			return value{kind: pointer, region: dst.region, base: dst.base}
+		}
+	}
+	if src.kind == pointer && op == asm.Add && dst.kind == scalar && !is32 {
+		return alu(op, false, src, dst)
+	}
+	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
+		return top
+	}
+	a, b := uint64(dst.off), uint64(src.off)
+	if is32 {
+		a, b = uint64(uint32(a)), uint64(uint32(b))
+	}
+	var r uint64
+	switch op {
+	case asm.Add:
+		r = a + b
+	case asm.Sub:
+		r = a - b
+	case asm.Mul:
+		r = a * b
+	case asm.Div:
+		if b == 0 {
+			r = 0
+		} else {
+			r = a / b
+		}
+	case asm.Mod:
+		if b != 0 {
+			r = a % b
+		} else {
+			r = a
+		}
+	case asm.Or:
+		r = a | b
+	case asm.And:
+		r = a & b
+	case asm.Xor:
+		r = a ^ b
+	case asm.LSh:
+		r = a << (b & 63)
+	case asm.RSh:
+		r = a >> (b & 63)
+	case asm.ArSh:
+		if is32 {
+			r = uint64(uint32(int32(uint32(a)) >> (b & 31)))
+		} else {
+			r = uint64(int64(a) >> (b & 63))
+		}
+	case asm.Neg:
+		r = -a
+	default:
+		return top
+	}
+	if is32 {
+		r = uint64(uint32(r))
+	}
+	return constant(int64(r))
+}
+
+// decide evaluates a conditional jump: known reports whether the outcome is
+// certain, taken what it is.
+func decide(op asm.JumpOp, is32 bool, a, b value) (taken, known bool) {
+	switch {
+	case a.kind == scalar && b.kind == scalar:
+	case a.kind == pointer && b.kind == pointer && a.exact && b.exact &&
+		a.region == b.region && a.base == b.base:
+	default:
+		return false, false
+	}
+	x, y := uint64(a.off), uint64(b.off)
+	if is32 {
+		x, y = uint64(uint32(x)), uint64(uint32(y))
+	}
+	sx, sy := int64(x), int64(y)
+	if is32 {
+		sx, sy = int64(int32(uint32(x))), int64(int32(uint32(y)))
+	}
+	switch op {
+	case asm.JEq:
+		return x == y, true
+	case asm.JNE:
+		return x != y, true
+	case asm.JGT:
+		return x > y, true
+	case asm.JGE:
+		return x >= y, true
+	case asm.JLT:
+		return x < y, true
+	case asm.JLE:
+		return x <= y, true
+	case asm.JSGT:
+		return sx > sy, true
+	case asm.JSGE:
+		return sx >= sy, true
+	case asm.JSLT:
+		return sx < sy, true
+	case asm.JSLE:
+		return sx <= sy, true
+	case asm.JSet:
+		return x&y != 0, true
+	}
+	return false, false
+}
+
+// readOnlyHelpers do not write through their pointer arguments, so the stack
+// slots those arguments point to survive the call.
+var readOnlyHelpers = map[asm.BuiltinFunc]bool{
+	asm.FnMapLookupElem: true, asm.FnMapUpdateElem: true, asm.FnMapDeleteElem: true,
+	asm.FnCsumDiff: true, asm.FnKtimeGetNs: true, asm.FnGetPrandomU32: true,
+	asm.FnRedirect: true, asm.FnRedirectMap: true, asm.FnXdpAdjustHead: true,
+	asm.FnXdpAdjustTail: true, asm.FnXdpAdjustMeta: true, asm.FnTailCall: true,
+	asm.FnGetSmpProcessorId: true, asm.FnKtimeGetBootNs: true, asm.FnPerfEventOutput: true,
+	asm.FnMapPushElem: true, asm.FnMapPeekElem: false, asm.FnMapPopElem: false,
+	asm.FnRingbufOutput: true, asm.FnTracePrintk: true,
+}
