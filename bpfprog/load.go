@@ -18,13 +18,13 @@ import (
 
 // Program is one eBPF program of an object file, ready for analysis.
 type Program struct {
-	File    string            // the object file it came from
-	Name    string            // program (function) name
-	Section string            // ELF section, e.g. "xdp"
-	Type    ebpf.ProgramType  // program type from the section name
-	Insns   asm.Instructions  // flattened: entry function first, then callees
-	Funcs   []Func            // functions in instruction order; Funcs[0] is the entry
-	Maps    map[string]*Map   // maps referenced by the instructions, by name
+	File    string           // the object file it came from
+	Name    string           // program (function) name
+	Section string           // ELF section, e.g. "xdp"
+	Type    ebpf.ProgramType // program type from the section name
+	Insns   asm.Instructions // flattened: entry function first, then callees
+	Funcs   []Func           // functions in instruction order; Funcs[0] is the entry
+	Maps    map[string]*Map  // maps referenced by the instructions, by name
 	Offsets []asm.RawInstructionOffset
 }
 
@@ -76,7 +76,7 @@ func Load(r io.ReaderAt, file, name string) (prog *Program, err error) {
 		Insns:   ps.Instructions,
 		Maps:    map[string]*Map{},
 	}
-	if err := p.index(spec); err != nil {
+	if err := p.index(specMaps(spec)); err != nil {
 		return nil, fail.Input(file, fmt.Errorf("program %s: %w", p.Name, err))
 	}
 	return p, nil
@@ -132,9 +132,32 @@ func pick(spec *ebpf.CollectionSpec, name string) (*ebpf.ProgramSpec, error) {
 	return ps, nil
 }
 
+func specMaps(spec *ebpf.CollectionSpec) map[string]*Map {
+	maps := map[string]*Map{}
+	for name, ms := range spec.Maps {
+		maps[name] = &Map{Name: name, Type: ms.Type, KeySize: ms.KeySize, ValueSize: ms.ValueSize,
+			MaxEntries: ms.MaxEntries, Key: ms.Key, Value: ms.Value}
+	}
+	return maps
+}
+
+// New builds a program from instructions, for programs assembled in Go
+// rather than read from an object. maps describes the maps the
+// instructions reference by name.
+func New(name string, typ ebpf.ProgramType, insns asm.Instructions, maps map[string]*Map) (*Program, error) {
+	if len(insns) == 0 {
+		return nil, fmt.Errorf("program %s has no instructions", name)
+	}
+	p := &Program{File: name, Name: name, Type: typ, Insns: insns, Maps: map[string]*Map{}}
+	if err := p.index(maps); err != nil {
+		return nil, fmt.Errorf("program %s: %w", name, err)
+	}
+	return p, nil
+}
+
 // index splits the instructions into functions, records raw offsets and
 // resolves map references.
-func (p *Program) index(spec *ebpf.CollectionSpec) error {
+func (p *Program) index(maps map[string]*Map) error {
 	var off asm.RawInstructionOffset
 	p.Offsets = make([]asm.RawInstructionOffset, len(p.Insns))
 	for i, ins := range p.Insns {
@@ -150,12 +173,11 @@ func (p *Program) index(spec *ebpf.CollectionSpec) error {
 			p.Funcs = append(p.Funcs, Func{Name: sym, Start: i})
 		}
 		if ref := ins.Reference(); ref != "" && ins.IsLoadFromMap() {
-			ms, ok := spec.Maps[ref]
+			m, ok := maps[ref]
 			if !ok {
 				return fmt.Errorf("instruction %d references unknown map %q", i, ref)
 			}
-			p.Maps[ref] = &Map{Name: ref, Type: ms.Type, KeySize: ms.KeySize, ValueSize: ms.ValueSize,
-				MaxEntries: ms.MaxEntries, Key: ms.Key, Value: ms.Value}
+			p.Maps[ref] = m
 		}
 	}
 	p.Funcs[len(p.Funcs)-1].End = len(p.Insns)
@@ -186,6 +208,9 @@ func (p *Program) Line(i int) (loc, text string) {
 			continue
 		}
 		if l, ok := src.(*btf.Line); ok {
+			if l.LineNumber() == 0 {
+				continue // compiler-generated: belongs to the line before
+			}
 			file := l.FileName()
 			if k := strings.LastIndexByte(file, '/'); k >= 0 {
 				file = file[k+1:]

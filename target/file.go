@@ -25,15 +25,15 @@ type file struct {
 		Min       float64 `yaml:"min"`
 		Component string  `yaml:"component"`
 	} `yaml:"blocking"`
-	Classes     map[string]costMap              `yaml:"classes"`
-	Branch      struct {
+	Classes map[string]costMap `yaml:"classes"`
+	Branch  struct {
 		Taken    costMap `yaml:"taken"`
 		NotTaken costMap `yaml:"not_taken"`
 	} `yaml:"branch"`
 	Memory      map[string]map[string]accessYAML `yaml:"memory"`
-	Helpers     map[string]map[string]costMap   `yaml:"helpers"`
-	Unsupported map[string]string               `yaml:"unsupported"`
-	Estimated   []string                        `yaml:"estimated"`
+	Helpers     map[string]map[string]costMap    `yaml:"helpers"`
+	Unsupported map[string]string                `yaml:"unsupported"`
+	Estimated   []string                         `yaml:"estimated"`
 }
 
 // costMap is a cost vector written as component name → amount; it keeps

@@ -60,11 +60,11 @@ type Target struct {
 	WireOverhead int     // bytes per frame on the wire beyond the packet
 	MinPacket    int     // smallest packet, bytes
 	// Instruction costs.
-	Classes map[string]Vec            // by instruction class, see Class
+	Classes map[string]Vec // by instruction class, see Class
 	// The conditional jump itself, added to its cond32/cond64 class cost.
 	Taken, NotTaken Vec
-	Memory  map[string]map[string]Access // region → load/store/atomic
-	Helpers map[string]map[string]Vec // helper → map type (or "default")
+	Memory          map[string]map[string]Access // region → load/store/atomic
+	Helpers         map[string]map[string]Vec    // helper → map type (or "default")
 	// Blocking memory accesses cost max(BlockMin, latency − units of
 	// BlockComponent spent since the previous memory access).
 	BlockMin       float64
@@ -137,4 +137,13 @@ func Parse(data []byte) (*Target, error) {
 		return nil, fmt.Errorf("parse target: %w", err)
 	}
 	return f.target()
+}
+
+// Raw returns the YAML of a built-in target.
+func Raw(name string) ([]byte, error) {
+	data, err := builtin.ReadFile(path.Join("targets", name+".yaml"))
+	if err != nil {
+		return nil, fail.Usagef("unknown target %q (built-in targets: %s)", name, strings.Join(Names(), ", "))
+	}
+	return data, nil
 }

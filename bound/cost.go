@@ -1,0 +1,176 @@
+package bound
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/target"
+)
+
+// Costed is a program graph priced under a target.
+type Costed struct {
+	G     *cfg.Graph
+	T     *target.Target
+	Edge  []target.Vec // cost of each edge of G
+	Notes []string     // what the target cannot run or only estimates
+}
+
+// Cost prices every edge of g under t. An edge costs the instructions of
+// its source node plus, for a conditional jump, the taken or not-taken
+// branch; the entry edge carries the per-packet overhead. Blocking memory
+// accesses cost max(min, latency − cycles since the previous memory
+// access), where the cycles since are the fewest over all paths reaching
+// the node: an over-estimate valid for every path, as the bound requires.
+func Cost(g *cfg.Graph, t *target.Target) *Costed {
+	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges))}
+	notes := map[string]bool{}
+	in, out := g.InEdges(), g.OutEdges()
+	sinceOut := make([]float64, len(g.Edges))
+	bc := t.BlockComponent
+	for n := range g.Nodes {
+		since := 0.0
+		if len(in[n]) > 0 {
+			since = math.Inf(1)
+			for _, e := range in[n] {
+				since = min(since, sinceOut[e])
+			}
+		}
+		body, end := c.nodeCost(cfg.NodeID(n), since, notes)
+		for _, ei := range out[n] {
+			v := body
+			switch g.Edges[ei].Kind {
+			case cfg.EdgeEntry:
+				v = v.Add(t.PerPacket)
+			case cfg.EdgeTaken:
+				v = v.Add(t.Taken)
+			case cfg.EdgeNotTaken:
+				v = v.Add(t.NotTaken)
+			}
+			c.Edge[ei] = v
+			if bc >= 0 {
+				sinceOut[ei] = end + (v[bc] - body[bc])
+			}
+		}
+	}
+	for n := range notes {
+		c.Notes = append(c.Notes, n)
+	}
+	sort.Strings(c.Notes)
+	return c
+}
+
+// nodeCost prices the instructions of node n entered with since units of
+// the blocking component spent since the last memory access. It returns the
+// cost and the units since the last memory access at the end of the node.
+func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (target.Vec, float64) {
+	g, t := c.G, c.T
+	first, last := g.Insns(n)
+	nd := &g.Nodes[n]
+	ops := nd.Ops
+	bc := t.BlockComponent
+	var v target.Vec
+	for i := first; i <= last; i++ {
+		var cost target.Vec
+		memory := false
+		if len(ops) > 0 && int(ops[0].Insn) == i {
+			op := ops[0]
+			ops = ops[1:]
+			cost, memory = c.opCost(op, notes)
+			if op.Kind != cfg.OpHelper {
+				region, kind := regionName(op.Region), accessName(op.Kind)
+				if a := t.Memory[region][kind]; a.Latency > 0 {
+					cost[bc] += max(t.BlockMin, a.Latency-since)
+				}
+			}
+		} else {
+			cls := target.Class(g.Prog.Insns[i], nd.Func > 0)
+			if cls == "" {
+				continue
+			}
+			if why, ok := t.Unsupported[cls]; ok {
+				notes[fmt.Sprintf("%s: %s", cls, why)] = true
+			}
+			cost = t.Classes[cls]
+		}
+		v = v.Add(cost)
+		if bc >= 0 {
+			if memory {
+				since = 0
+			} else {
+				since += cost[bc]
+			}
+		}
+	}
+	return v, since
+}
+
+// opCost prices a memory access or helper call; memory says whether it
+// uses the memory system (resetting the blocking-latency clock).
+func (c *Costed) opCost(op cfg.Op, notes map[string]bool) (target.Vec, bool) {
+	t := c.T
+	if op.Kind == cfg.OpHelper {
+		name := target.HelperName(op.Helper)
+		mt := ""
+		if op.Map >= 0 && c.G.Maps[op.Map] != nil {
+			mt = target.MapTypeName(c.G.Maps[op.Map].Type)
+		}
+		v, ok := t.HelperCost(name, mt)
+		if !ok {
+			why := t.Unsupported["helpers"]
+			if why == "" {
+				why = "no cost entry; priced at the target's default helper cost"
+			}
+			notes[fmt.Sprintf("helper %s: %s", name, why)] = true
+		}
+		if op.Helper == asm.FnTailCall {
+			notes["tail calls: the called program's cost is not included"] = true
+		}
+		return v, true
+	}
+	region, kind := regionName(op.Region), accessName(op.Kind)
+	if why, ok := t.Unsupported[region+"."+kind]; ok {
+		notes[fmt.Sprintf("%s.%s: %s", region, kind, why)] = true
+	}
+	if region == "unknown" {
+		notes["some memory accesses have no known region; priced as the worst region"] = true
+	}
+	memory := region == "packet" || region == "map_value" || region == "unknown"
+	return t.Memory[region][kind].Cost, memory
+}
+
+func regionName(r cfg.Region) string {
+	switch r {
+	case cfg.RegionPacket, cfg.RegionPacketEnd:
+		return "packet"
+	case cfg.RegionStack:
+		return "stack"
+	case cfg.RegionCtx:
+		return "ctx"
+	case cfg.RegionMapValue:
+		return "map_value"
+	}
+	return "unknown"
+}
+
+func accessName(k cfg.OpKind) string {
+	switch k {
+	case cfg.OpStore:
+		return "store"
+	case cfg.OpAtomic:
+		return "atomic"
+	}
+	return "load"
+}
+
+// PathCost sums the cost vectors of a path's edges.
+func (c *Costed) PathCost(edges []int32) target.Vec {
+	var v target.Vec
+	for _, e := range edges {
+		v = v.Add(c.Edge[e])
+	}
+	return v
+}

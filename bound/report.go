@@ -1,0 +1,95 @@
+package bound
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dpperf/dpperf/units"
+)
+
+// WriteJSON writes r as indented JSON (schema in json.md).
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+var kindTitles = map[string]string{
+	"naive": "naive bound: the slowest path, whether or not any packet can take it",
+}
+
+// WriteText writes r as an aligned report for people.
+func (r *Result) WriteText(w io.Writer) error {
+	p := r.Program
+	fmt.Fprintf(w, "program  %s (%s, section %s, %s)\n", p.Name, p.File, p.Section, p.Type)
+	fmt.Fprintf(w, "target   %s: %s\n", r.Target.Name, r.Target.Description)
+	fmt.Fprintf(w, "graph    %d instructions in %d function(s) -> %d blocks, %d edges after inlining and unrolling\n",
+		p.Instructions, p.Functions, r.Graph.Nodes, r.Graph.Edges)
+	for _, l := range r.Graph.Loops {
+		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
+	}
+	fmt.Fprintf(w, "\n%s\n", kindTitles[r.Kind])
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	b := r.Bound
+	fmt.Fprintf(tw, "  packet rate\t%s\n", units.PacketRate(b.PacketRate))
+	fmt.Fprintf(tw, "  bit rate\t%s at %d B packets\n", units.BitRate(b.BitRate), b.PacketBytes)
+	fmt.Fprintf(tw, "  bottleneck\t%s\n", b.Bottleneck)
+	var limits []string
+	if r.Target.PacketRate > 0 {
+		limits = append(limits, "packet rate "+units.PacketRate(r.Target.PacketRate))
+	}
+	if r.Target.LineRate > 0 {
+		limits = append(limits, "line rate "+units.BitRate(r.Target.LineRate))
+	}
+	if len(limits) > 0 {
+		fmt.Fprintf(tw, "  fixed limits\t%s\n", strings.Join(limits, ", "))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	header := "rank\tpacket rate\tbit rate\tbottleneck"
+	for _, c := range r.Target.Components {
+		header += fmt.Sprintf("\t%s (%s)", c.Name, c.Unit)
+	}
+	fmt.Fprintln(tw, header+"\tinstructions")
+	for _, pr := range r.Paths {
+		row := fmt.Sprintf("%d\t%s\t%s\t%s", pr.Rank, units.PacketRate(pr.PacketRate), units.BitRate(pr.BitRate), pr.Bottleneck)
+		for _, c := range r.Target.Components {
+			row += fmt.Sprintf("\t%.6g", pr.Cost[c.Name])
+		}
+		fmt.Fprintf(tw, "%s\t%d\n", row, pr.Instructions)
+	}
+	tw.Flush()
+
+	for _, pr := range r.Paths {
+		if pr.Rank == 1 {
+			fmt.Fprintf(w, "\nslowest path, as source lines:\n")
+		} else {
+			fmt.Fprintf(w, "\npath %d:\n", pr.Rank)
+		}
+		for _, l := range pr.Lines {
+			fmt.Fprintf(tw, "  %s\t%s\n", l.Loc, l.Text)
+		}
+		if len(pr.Lines) == 0 {
+			fmt.Fprintln(tw, "  (the object has no line information)")
+		}
+		tw.Flush()
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

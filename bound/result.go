@@ -1,0 +1,182 @@
+package bound
+
+import (
+	"context"
+	"math"
+
+	"github.com/dpperf/dpperf/cfg"
+)
+
+// Schema names the JSON form of a Result (see json.md).
+const Schema = "dpperf.bound/v1"
+
+// Result is the outcome of a bound analysis.
+type Result struct {
+	Schema  string      `json:"schema"`
+	Program ProgramInfo `json:"program"`
+	Graph   GraphInfo   `json:"graph"`
+	Target  TargetInfo  `json:"target"`
+	// Kind says what the bound establishes: "naive" (the slowest path,
+	// whether or not any packet can take it).
+	Kind  string       `json:"kind"`
+	Bound Bound        `json:"bound"`
+	Paths []PathReport `json:"paths"`
+	Notes []string     `json:"notes"`
+}
+
+// ProgramInfo identifies the analysed program.
+type ProgramInfo struct {
+	File         string `json:"file"`
+	Name         string `json:"name"`
+	Section      string `json:"section"`
+	Type         string `json:"type"`
+	Instructions int    `json:"instructions"`
+	Functions    int    `json:"functions"`
+}
+
+// GraphInfo describes the loop-free graph the analysis ran on.
+type GraphInfo struct {
+	Nodes int             `json:"nodes"`
+	Edges int             `json:"edges"`
+	Loops []cfg.LoopBound `json:"loops"`
+}
+
+// TargetInfo names the target and its fixed limits.
+type TargetInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Components  []ComponentInfo `json:"components"`
+	PacketRate  float64         `json:"packet_rate_limit,omitempty"`
+	LineRate    float64         `json:"line_rate,omitempty"`
+	MinPacket   int             `json:"min_packet"`
+}
+
+// ComponentInfo is a component of the target.
+type ComponentInfo struct {
+	Name     string  `json:"name"`
+	Unit     string  `json:"unit"`
+	Capacity float64 `json:"capacity"`
+}
+
+// Bound is the throughput guarantee.
+type Bound struct {
+	PacketRate  float64 `json:"packet_rate"`  // packets/s
+	BitRate     float64 `json:"bit_rate"`     // bit/s at PacketBytes
+	PacketBytes int     `json:"packet_bytes"` // packet size the bit rate assumes
+	Bottleneck  string  `json:"bottleneck"`   // component, "packet_rate_limit" or "line_rate"
+	PathRate    float64 `json:"path_rate"`    // packets/s of the slowest path alone
+}
+
+// PathReport is one path of the result, slowest first.
+type PathReport struct {
+	Rank         int                `json:"rank"`
+	PacketRate   float64            `json:"packet_rate"`
+	BitRate      float64            `json:"bit_rate"`
+	Bottleneck   string             `json:"bottleneck"`
+	Cost         map[string]float64 `json:"cost"`
+	Instructions int                `json:"instructions"`
+	Lines        []SourceLine       `json:"lines"`
+}
+
+// SourceLine is a source location on a path.
+type SourceLine struct {
+	Loc  string `json:"loc"`
+	Text string `json:"text"`
+}
+
+// Naive computes the naive bound of c: the slowest path over all components
+// whether or not a packet can take it, with the k slowest paths (at least
+// one) in Result.Paths. It stops early when ctx is cancelled, keeping the
+// paths found so far.
+func Naive(ctx context.Context, c *Costed, k int) (*Result, error) {
+	r := newResult(c)
+	r.Kind = "naive"
+	o, err := NewOrdered(c)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < max(k, 1) && ctx.Err() == nil; i++ {
+		p, ok := o.Next()
+		if !ok {
+			break
+		}
+		r.Paths = append(r.Paths, c.report(i+1, p))
+		if i == 0 {
+			r.Bound = c.bound(p)
+		}
+	}
+	return r, nil
+}
+
+func newResult(c *Costed) *Result {
+	g, t, p := c.G, c.T, c.G.Prog
+	r := &Result{
+		Schema: Schema,
+		Program: ProgramInfo{File: p.File, Name: p.Name, Section: p.Section, Type: p.Type.String(),
+			Instructions: len(p.Insns), Functions: len(p.Funcs)},
+		Graph:  GraphInfo{Nodes: len(g.Nodes), Edges: len(g.Edges), Loops: g.Loops},
+		Target: TargetInfo{Name: t.Name, Description: t.Description, PacketRate: t.PacketRate, LineRate: t.LineRate, MinPacket: t.MinPacket},
+		Notes:  append([]string{}, c.Notes...),
+	}
+	if r.Graph.Loops == nil {
+		r.Graph.Loops = []cfg.LoopBound{}
+	}
+	for _, comp := range t.Components {
+		r.Target.Components = append(r.Target.Components, ComponentInfo{comp.Name, comp.Unit, comp.Capacity})
+	}
+	return r
+}
+
+// bound turns the slowest path into the guarantee, capped by the target's
+// fixed limits.
+func (c *Costed) bound(p Path) Bound {
+	t := c.T
+	b := Bound{PacketRate: p.Rate, PathRate: p.Rate, PacketBytes: t.MinPacket, Bottleneck: t.Components[p.Bottleneck].Name}
+	if t.PacketRate > 0 && t.PacketRate < b.PacketRate {
+		b.PacketRate, b.Bottleneck = t.PacketRate, "packet_rate_limit"
+	}
+	if t.LineRate > 0 {
+		if line := t.LineRate / float64(8*(t.MinPacket+t.WireOverhead)); line < b.PacketRate {
+			b.PacketRate, b.Bottleneck = line, "line_rate"
+		}
+	}
+	b.BitRate = b.PacketRate * float64(8*b.PacketBytes)
+	return b
+}
+
+// report describes path p for people and machines.
+func (c *Costed) report(rank int, p Path) PathReport {
+	g, t := c.G, c.T
+	pr := PathReport{Rank: rank, PacketRate: p.Rate, BitRate: p.Rate * float64(8*t.MinPacket),
+		Bottleneck: t.Components[p.Bottleneck].Name, Cost: map[string]float64{}}
+	if math.IsInf(pr.PacketRate, 1) {
+		pr.PacketRate, pr.BitRate = 0, 0
+	}
+	for k, comp := range t.Components {
+		pr.Cost[comp.Name] = round(p.Cost[k])
+	}
+	last := ""
+	for _, e := range p.Edges {
+		n := g.Edges[e].To
+		first, end := g.Insns(n)
+		pr.Instructions += end - first + 1
+		for i := first; i <= end; i++ {
+			loc, text := g.Prog.Line(i)
+			if loc == "" || loc == last {
+				continue
+			}
+			last = loc
+			pr.Lines = append(pr.Lines, SourceLine{loc, text})
+		}
+	}
+	return pr
+}
+
+// round keeps costs readable and stable in JSON: 9 significant digits.
+func round(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	d := math.Pow(10, 8-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*d) / d
+}
