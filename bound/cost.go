@@ -51,7 +51,9 @@ func Cost(g *cfg.Graph, t *target.Target) *Costed {
 				v = v.Add(t.NotTaken)
 			}
 			c.Edge[ei] = v
-			if bc >= 0 {
+			if bc >= 0 && g.Edges[ei].Kind != cfg.EdgeEntry {
+				// The firmware may access memory just before the program
+				// starts, so its overhead hides no latency.
 				sinceOut[ei] = end + (v[bc] - body[bc])
 			}
 		}

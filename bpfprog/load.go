@@ -84,6 +84,14 @@ func Load(r io.ReaderAt, file, name string) (prog *Program, err error) {
 
 // loadSpec parses the ELF, turning a panic of the ELF reader into an error.
 func loadSpec(r io.ReaderAt) (spec *ebpf.CollectionSpec, err error) {
+	var hdr [20]byte
+	if n, _ := r.ReadAt(hdr[:], 0); n < len(hdr) || string(hdr[:4]) != "\x7fELF" {
+		return nil, fmt.Errorf("%w: no ELF header", ErrNotBPF)
+	}
+	const emBPF = 247
+	if m := uint16(hdr[18]) | uint16(hdr[19])<<8; hdr[5] == 1 && m != emBPF {
+		return nil, fmt.Errorf("%w: ELF machine %d, not BPF (%d)", ErrNotBPF, m, emBPF)
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			spec, err = nil, fmt.Errorf("%w: malformed ELF (%v)", ErrNotBPF, v)

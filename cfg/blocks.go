@@ -156,7 +156,13 @@ func where(p *bpfprog.Program, i int) string {
 func checkInsn(p *bpfprog.Program, i int) error {
 	ins := p.Insns[i]
 	op := ins.OpCode
-	switch cls := op.Class(); {
+	cls := op.Class()
+	srcIsReg := cls == asm.LdXClass || cls == asm.StXClass ||
+		((cls.IsALU() || cls.IsJump()) && op.Source() == asm.RegSource && op.JumpOp() != asm.Call)
+	if ins.Dst > asm.R10 || (srcIsReg && ins.Src > asm.R10) {
+		return fmt.Errorf("%s: invalid register in %v", where(p, i), ins)
+	}
+	switch {
 	case cls.IsALU():
 		switch op.ALUOp() {
 		case asm.Add, asm.Sub, asm.Mul, asm.Div, asm.Or, asm.And, asm.LSh, asm.RSh,

@@ -1,5 +1,6 @@
-/* A bpf-to-bpf call: a non-inlined helper that checks a port against a small
- * deny list, called from two sites (TCP and UDP). */
+/* A bpf-to-bpf call: a non-inlined function that checks a port against a
+ * small deny list, called from three sites (TCP source and destination port,
+ * UDP destination port). */
 #include "common.h"
 
 static __attribute__((noinline)) int port_denied(__u16 port)
@@ -25,6 +26,8 @@ int call_filter(struct xdp_md *ctx)
 	if (ip->protocol == IPPROTO_TCP) {
 		struct tcphdr *tcp = (void *)(ip + 1);
 		if ((void *)(tcp + 1) > data_end)
+			return XDP_DROP;
+		if (port_denied(bpf_ntohs(tcp->source)))
 			return XDP_DROP;
 		return port_denied(bpf_ntohs(tcp->dest)) ? XDP_DROP : XDP_PASS;
 	}

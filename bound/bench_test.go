@@ -1,0 +1,82 @@
+package bound
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/testobj"
+)
+
+type benchProg struct{ name, file, prog string }
+
+func benchProgs(b *testing.B) []benchProg {
+	return []benchProg{
+		{"explode", testobj.Built(b, "explode"), ""},
+		{"xdpfilt_alw_all", filepath.Join(testobj.LibXDPDir, "xdpfilt_alw_all.o"), ""},
+		{"test_xdp_noinline_v6", testobj.Built(b, "test_xdp_noinline"), "balancer_ingress_v6"},
+	}
+}
+
+// BenchmarkNaiveBound measures the whole analysis up to the naive bound:
+// reading the object, building and pricing the graph, the slowest path.
+func BenchmarkNaiveBound(b *testing.B) {
+	tg := mustTarget(b, "nfp-agilio-cx")
+	for _, bp := range benchProgs(b) {
+		b.Run(bp.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := bpfprog.LoadFile(bp.file, bp.prog)
+				if err != nil {
+					b.Fatal(err)
+				}
+				g, err := cfg.Build(p, cfg.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Naive(context.Background(), Cost(g, tg), 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEnumerate measures ordered path enumeration: one op is one path
+// produced (at its bottleneck). bytes/path counts the stored prefixes.
+func BenchmarkEnumerate(b *testing.B) {
+	tg := mustTarget(b, "nfp-agilio-cx")
+	for _, bp := range benchProgs(b)[:2] {
+		b.Run(bp.name, func(b *testing.B) {
+			p, err := bpfprog.LoadFile(bp.file, bp.prog)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := cfg.Build(p, cfg.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			o, err := NewOrdered(Cost(g, tg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				if _, ok := o.Next(); !ok {
+					b.Skipf("%s has only %d paths", bp.name, n)
+				}
+				n++
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(o.Elements()*16)/float64(n), "prefix-bytes/path")
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-bytes/path")
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "paths/s")
+		})
+	}
+}
