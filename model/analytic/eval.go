@@ -163,8 +163,8 @@ func (e *Evaluator) Latency() (lat, dropBytes, dropPkts float64) {
 		if e.lam[s] > 0 {
 			e.sbar[s] /= e.lam[s]
 		}
-		e.wait[s] = queue.Wait(e.rho[s], st.Queue, e.sbar[s])
-		e.drop[s] = queue.Block(e.rho[s], st.Queue)
+		wf, bl := queue.Stats(e.rho[s], st.Queue)
+		e.wait[s], e.drop[s] = wf*e.sbar[s], bl
 	}
 	for ci := range n.Classes {
 		e.classLatency(ci)

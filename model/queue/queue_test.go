@@ -133,3 +133,14 @@ func TestMonotone(t *testing.T) {
 		}
 	}
 }
+
+func TestStatsMatches(t *testing.T) {
+	for _, rho := range []float64{0, 0.2, 0.999999, 1, 1.3, 10} {
+		for _, n := range []float64{1, 3, 2.5, 40, math.Inf(1)} {
+			w, b := Stats(rho, n)
+			if !near(w, WaitFactor(rho, n), 1e-9) || !near(b, Block(rho, n), 1e-9) {
+				t.Errorf("Stats(%v,%v) = %v,%v; want %v,%v", rho, n, w, b, WaitFactor(rho, n), Block(rho, n))
+			}
+		}
+	}
+}
