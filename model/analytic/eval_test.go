@@ -93,13 +93,13 @@ traffic: {ingress: 1Gbit/s, size: 1500B}
 		key, val, bottleneck string
 		want                 float64 // Gbit/s
 	}{
-		{"%A%", "10Gbit/s", "ip:a", 10},          // P/Σδ = 10/1
-		{"%LIM%", "10Gbit/s", "limiter:b", 5},    // R/Σδ = 10/2
-		{"%LINK%", "10Gbit/s", "link:a-b", 5},    // BW/δ = 10/2
-		{"%INTF%", "30Gbit/s", "interface", 10},  // BW/Σα = 30/3
-		{"%MEM%", "20Gbit/s", "memory", 5},       // BW/Σβ = 20/4
-		{"%ING%", "3Gbit/s", "ingress", 6},       // 2 ports × 3
-		{"%EGR%", "2Gbit/s", "egress", 4},        // BW/δ = 2/0.5
+		{"%A%", "10Gbit/s", "ip:a", 10},         // P/Σδ = 10/1
+		{"%LIM%", "10Gbit/s", "limiter:b", 5},   // R/Σδ = 10/2
+		{"%LINK%", "10Gbit/s", "link:a-b", 5},   // BW/δ = 10/2
+		{"%INTF%", "30Gbit/s", "interface", 10}, // BW/Σα = 30/3
+		{"%MEM%", "20Gbit/s", "memory", 5},      // BW/Σβ = 20/4
+		{"%ING%", "3Gbit/s", "ingress", 6},      // 2 ports × 3
+		{"%EGR%", "2Gbit/s", "egress", 4},       // BW/δ = 2/0.5
 	}
 	for _, c := range cases {
 		y := base
