@@ -16,6 +16,8 @@ var modelCommands = map[string]struct {
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }{
 	"estimate": {"throughput, bottleneck, headroom and latency of a specification", runModelEstimate},
+	"simulate": {"discrete-event simulation: throughput, mean and tail latency, drops", runModelSimulate},
+	"compare":  {"model against simulation, with relative errors", runModelCompare},
 }
 
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -15,6 +15,7 @@ type Options struct {
 	Warmup        int    // packets simulated before measuring; -1 means Packets/10
 	Seed          uint64 // random seed; runs with the same seed are identical
 	Deterministic bool   // deterministic instead of exponential service at the vertices
+	Unbounded     bool   // ignore queue capacities (measures the capacity of equation 4)
 	// Progress, if set, is called about every 2^16 events with the number
 	// of packets that have arrived.
 	Progress func(arrived, total int)

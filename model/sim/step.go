@@ -45,7 +45,7 @@ func (s *sim) atNode(id int32) {
 	if e.busy {
 		inSys++
 	}
-	if float64(inSys) >= s.net.Stations[st].Queue {
+	if !s.opt.Unbounded && float64(inSys) >= s.net.Stations[st].Queue {
 		s.st.dropped(s, r, st)
 		s.release(id)
 		return
