@@ -18,6 +18,7 @@ var modelCommands = map[string]struct {
 	"estimate": {"throughput, bottleneck, headroom and latency of a specification", runModelEstimate},
 	"simulate": {"discrete-event simulation: throughput, mean and tail latency, drops", runModelSimulate},
 	"compare":  {"model against simulation, with relative errors", runModelCompare},
+	"sweep":    {"vary one parameter: tables and PNG/SVG plots", runModelSweep},
 }
 
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,8 +1,6 @@
 package analytic
 
 import (
-	"math"
-
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/units"
 )
@@ -82,7 +80,15 @@ func (e *Evaluator) Result() *Result {
 	lat, dropB, dropP := e.Latency()
 	r := &Result{Schema: "dpperf.model.estimate/v1", Name: n.Name, Semantics: "paper", Offered: Num(n.Offered),
 		Throughput: Num(thr), Latency: Num(lat), DropShare: Num(dropP)}
-	carried := math.Min(n.Offered*(1-dropB), thr)
+	// Below saturation the queues drop their blocking share of each class;
+	// beyond it the bottleneck carries its capacity and the excess is lost
+	// (equations 9–12 evaluate every queue at the offered load and would
+	// count the same excess again at every stage).
+	carried := n.Offered * (1 - dropB)
+	if n.Offered > thr {
+		carried, dropP = thr, 1-thr/n.Offered
+		r.DropShare = Num(dropP)
+	}
 	r.Carried = Num(carried)
 	pps := 0.0
 	for _, c := range n.Classes {
