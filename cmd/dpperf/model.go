@@ -19,6 +19,7 @@ var modelCommands = map[string]struct {
 	"simulate": {"discrete-event simulation: throughput, mean and tail latency, drops", runModelSimulate},
 	"compare":  {"model against simulation, with relative errors", runModelCompare},
 	"sweep":    {"vary one parameter: tables and PNG/SVG plots", runModelSweep},
+	"optimize": {"best configuration under an objective and constraints", runModelOptimize},
 }
 
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
