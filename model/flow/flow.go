@@ -208,6 +208,12 @@ func (c *Class) build(h *spec.Hardware, g spec.Graph, vstation map[[2]string]int
 		c.Nodes[ed.To].Delta += e.Delta
 		c.Edges = append(c.Edges, ed)
 	}
+	return c.Finish()
+}
+
+// Finish derives the out-edge splits and the topological order of a class
+// whose nodes and edges are set.
+func (c *Class) Finish() error {
 	for i := range c.Nodes {
 		sum := 0.0
 		for _, e := range c.Nodes[i].Out {
@@ -219,7 +225,7 @@ func (c *Class) build(h *spec.Hardware, g spec.Graph, vstation map[[2]string]int
 	}
 	c.Topo = c.topo()
 	if len(c.Topo) != len(c.Nodes) {
-		return fmt.Errorf("compile: graph %q has a cycle", g.Name)
+		return fmt.Errorf("compile: graph %q has a cycle", c.Graph)
 	}
 	return nil
 }
