@@ -219,8 +219,9 @@ func (e *Evaluator) classLatency(ci int) {
 }
 
 // edgeTime is the time an edge adds: the source's transfer overhead O
-// (unless the edge leaves the device) and the data movement over the
-// interface and memory (equation 7).
+// (unless the edge leaves the device), the data movement over the
+// interface and memory (equation 7), and the transfer over an IP-to-IP link
+// or the ingress/egress line (equation 6).
 func (e *Evaluator) edgeTime(c *flow.Class, ed *flow.Edge) float64 {
 	t := 0.0
 	if ed.To != flow.Egress {
@@ -231,6 +232,17 @@ func (e *Evaluator) edgeTime(c *flow.Class, ed *flow.Edge) float64 {
 	}
 	if ed.Beta > 0 && !math.IsInf(e.Net.Memory, 1) {
 		t += c.Size * ed.Beta / e.Net.Memory
+	}
+	// Equation 6's g/BW term for the other media an edge crosses: an
+	// IP-to-IP link and the ingress and egress lines.
+	if ed.Link >= 0 {
+		t += c.Size * ed.Delta / e.Net.Links[ed.Link].Bandwidth
+	}
+	if ed.From == flow.Ingress && !math.IsInf(e.Net.Ingress, 1) {
+		t += c.Size / e.Net.Ingress
+	}
+	if ed.To == flow.Egress && !math.IsInf(e.Net.Egress, 1) {
+		t += c.Size * ed.Delta / e.Net.Egress
 	}
 	return t
 }

@@ -49,8 +49,9 @@ func TestCompatKnownAnswer(t *testing.T) {
 }
 
 // The default evaluation of the same file uses the document's equations:
-// same throughput here, latency differs by the partition in the service
-// time (deviation 4) and the overhead of the last IP (deviation 6).
+// same throughput here; latency differs by the partition in the service
+// time (deviation 4), the overhead of the last IP (deviation 6) and the
+// link transfer times of equation 6.
 func TestPaperSemantics(t *testing.T) {
 	f, err := Load("testdata/nvmeof.yaml")
 	if err != nil {
@@ -70,7 +71,10 @@ func TestPaperSemantics(t *testing.T) {
 	wCPU := sCPU * (rho/(1-rho) - 16*math.Pow(rho, 16)/(1-math.Pow(rho, 16)))
 	sSSD := 8 * G / (2 * GiB)
 	wSSD := sSSD * (1 - 64*math.Pow(0.5, 64)/(1-math.Pow(0.5, 64)))
-	want := 2*(wCPU+sCPU) + wSSD + sSSD + 2e-6 + 10e-6 + G*(1.0/8+3.0/16+3.0/16+1.0/8)/GiB
+	// Equation 6 also charges g/BW of the IP-IP links: CPU-ingress and
+	// CPU-egress (12.5) once each, CPU-SSD (3.0) twice.
+	links := G * (2/12.5 + 2/3.0) / GiB
+	want := 2*(wCPU+sCPU) + wSSD + sSSD + 2e-6 + 10e-6 + G*(1.0/8+3.0/16+3.0/16+1.0/8)/GiB + links
 	if rel(float64(r.Latency), want) > 1e-9 {
 		t.Errorf("latency %.12g, want %.12g", float64(r.Latency), want)
 	}

@@ -66,14 +66,14 @@ func Decode(root *yaml.Node, name string) (*Spec, error) {
 	if top["hardware"] == nil {
 		d.fail(root, "hardware", "missing")
 	}
-	if top["software"] == nil {
-		d.fail(root, "software", "missing")
-	}
+	d.hardware(top["hardware"], &s.Hardware)
 	if top["traffic"] == nil {
 		d.fail(root, "traffic", "missing")
 	}
-	d.hardware(top["hardware"], &s.Hardware)
 	d.traffic(top["traffic"], &s.Traffic)
+	if top["software"] == nil {
+		d.fail(root, "software", "missing")
+	}
 	sw := d.fields(top["software"], "software", "graphs")
 	gs := d.seq(sw["graphs"], "software.graphs")
 	if d.err == nil && len(gs) == 0 {
