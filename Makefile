@@ -68,3 +68,11 @@ fuzz: setup bpf
 
 clean:
 	rm -rf bin build
+
+# --- model ---
+.PHONY: test-model bench-model
+test-model:
+	$(GO) test -count=1 ./model/... ./cmd/dpperf/ -run 'Model|.'
+
+bench-model:
+	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/
