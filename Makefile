@@ -72,7 +72,8 @@ clean:
 # --- model ---
 .PHONY: test-model bench-model
 test-model:
-	$(GO) test -count=1 ./model/... ./cmd/dpperf/ -run 'Model|.'
+	$(GO) test -count=1 ./model/...
+	$(GO) test -count=1 -run Model ./cmd/dpperf/
 
 bench-model:
 	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/
