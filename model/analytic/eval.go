@@ -75,9 +75,6 @@ func (e *Evaluator) size() {
 	}
 }
 
-// component indices after the stations and links
-func (e *Evaluator) iIntf() int { return len(e.Net.Stations) + len(e.Net.Links) }
-
 // Throughput returns the attainable aggregate throughput (B/s, equation 4)
 // and the index of the binding component.
 func (e *Evaluator) Throughput() (float64, int) {

@@ -55,7 +55,6 @@ type sim struct {
 	eng   []engine
 	base  []int     // first engine of each station
 	nEng  []int     // engines per station
-	erate []float64 // per station: throughput of one engine, B/s for class ... (set per request)
 	res   []float64 // next free time of bandwidth resources
 	resBW []float64
 	cum   []float64 // cumulative packet shares of the classes

@@ -37,7 +37,7 @@ func Values(p spec.Param, s string) ([]float64, error) {
 		}
 		if !hasN {
 			if !p.Integer() {
-				return nil, fmt.Errorf("range %s: give the number of points as lo..hi:n", s)
+				return nil, fmt.Errorf("range %s: want lo..hi:n with the number of points n", s)
 			}
 			var out []float64
 			for v := a; v <= b && len(out) < 100000; v++ {
@@ -47,7 +47,7 @@ func Values(p spec.Param, s string) ([]float64, error) {
 		}
 		n, err := strconv.Atoi(nstr)
 		if err != nil || n < 2 || n > 100000 {
-			return nil, fmt.Errorf("range %s: want 2..100000 points after :", s)
+			return nil, fmt.Errorf("range %s: want 2..100000 points after the colon", s)
 		}
 		out := make([]float64, n)
 		for i := range out {
