@@ -68,3 +68,12 @@ fuzz: setup bpf
 
 clean:
 	rm -rf bin build
+
+# --- model ---
+.PHONY: test-model bench-model
+test-model:
+	$(GO) test -count=1 ./model/...
+	$(GO) test -count=1 -run Model ./cmd/dpperf/
+
+bench-model:
+	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/

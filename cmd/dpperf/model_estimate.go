@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"text/tabwriter"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/model/analytic"
+	"github.com/dpperf/dpperf/model/flow"
+	"github.com/dpperf/dpperf/model/lognic"
+	"github.com/dpperf/dpperf/model/spec"
+	"github.com/dpperf/dpperf/model/units"
+)
+
+func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
+	format := fs.String("format", "text", "output format: text or json")
+	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
+	compat := fs.String("compat", "", "for files in the LogNIC execution-graph format: 'lognic' reproduces that implementation's numbers")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("estimate", pos)
+	if err != nil {
+		return err
+	}
+	if *compat != "" {
+		if *compat != "lognic" {
+			return fail.Usagef("--compat: only 'lognic' is known, got %q", *compat)
+		}
+		return estimateCompat(path, *format, stdout)
+	}
+	net, err := loadNetwork(path, *offered)
+	if err != nil {
+		return err
+	}
+	r := analytic.Evaluate(net)
+	return writeResult(stdout, *format, r.WriteText, r)
+}
+
+// loadNetwork reads and compiles a specification, applying an offered-load
+// override.
+func loadNetwork(path, offered string) (*flow.Network, error) {
+	if data, err := os.ReadFile(path); err == nil && lognic.Detect(data) {
+		f, err := lognic.Parse(data, path)
+		if err != nil {
+			return nil, fail.Input("", err)
+		}
+		n, err := f.Network()
+		if err != nil {
+			return nil, fail.Input(path, err)
+		}
+		if offered != "" {
+			return nil, fail.Usagef("--offered: not supported for LogNIC-format files (set bandwidth-in)")
+		}
+		return n, nil
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		return nil, fail.Input("", err)
+	}
+	if offered != "" {
+		v, err := units.Parse(offered, units.Rate)
+		if err != nil {
+			return nil, fail.Usagef("--offered: %v", err)
+		}
+		s.Traffic.Ingress = v
+	}
+	n, err := flow.Compile(s)
+	if err != nil {
+		return nil, fail.Input(path, err)
+	}
+	return n, nil
+}
+
+// writeResult prints v as text (with text) or indented JSON.
+func writeResult(w io.Writer, format string, text func(io.Writer) error, v any) error {
+	switch format {
+	case "text":
+		return text(w)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return fail.Usagef("--format: want text or json, got %q", format)
+}
+
+// CompatResult is the JSON form of `estimate --compat lognic`
+// (schema "dpperf.model.lognic/v1"); rates in GiB/s, times in seconds,
+// as the LogNIC implementation prints them.
+type CompatResult struct {
+	Schema     string             `json:"schema"`
+	Throughput units.Num          `json:"throughput_GiBps"`
+	Candidates []lognic.Candidate `json:"candidates"`
+	PerCase    []units.Num        `json:"use_case_throughput_GiBps"`
+	Latency    units.Num          `json:"latency_s"`
+	CaseLat    []units.Num        `json:"use_case_latency_s"`
+}
+
+func estimateCompat(path, format string, stdout io.Writer) error {
+	f, err := lognic.Load(path)
+	if err != nil {
+		return fail.Input("", err)
+	}
+	r, err := lognic.Compat(f)
+	if err != nil {
+		return fail.Input(path, err)
+	}
+	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency)}
+	for _, v := range r.PerCase {
+		out.PerCase = append(out.PerCase, units.Num(v))
+	}
+	for _, v := range r.CaseLat {
+		out.CaseLat = append(out.CaseLat, units.Num(v))
+	}
+	return writeResult(stdout, format, func(w io.Writer) error {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "semantics\tlognic (compatibility)\n")
+		fmt.Fprintf(tw, "throughput\t%.10g GiB/s\n", r.Throughput)
+		for _, c := range r.Candidates {
+			fmt.Fprintf(tw, "  %s\t%.10g\n", c.Name, c.Value)
+		}
+		for i, v := range r.PerCase {
+			fmt.Fprintf(tw, "use case %d\t%.10g GiB/s\n", i, v)
+		}
+		for i, v := range r.CaseLat {
+			fmt.Fprintf(tw, "latency of use case %d\t%.6f us\n", i, v*1e6)
+		}
+		if !math.IsNaN(r.Latency) {
+			fmt.Fprintf(tw, "latency\t%.6f us\n", r.Latency*1e6)
+		}
+		return tw.Flush()
+	}, out)
+}

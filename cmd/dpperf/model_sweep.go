@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/model/sim"
+	"github.com/dpperf/dpperf/model/spec"
+	"github.com/dpperf/dpperf/model/sweep"
+	"github.com/dpperf/dpperf/model/units"
+)
+
+func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("model sweep", "model sweep --param P --values V [flags] spec.yaml", stderr)
+	param := fs.String("param", "offered", "parameter to vary (offered, size, GRAPH.VERTEX.parallelism, ...; see docs/model.md)")
+	values := fs.String("values", "", "values: a,b,c or lo..hi (whole numbers) or lo..hi:n (n points), with units where the parameter has them")
+	simulate := fs.Bool("simulate", false, "also simulate every point (adds simulated throughput, mean and p99 latency)")
+	packets := fs.Int("packets", 100000, "packets per simulated point")
+	seed := fs.Uint64("seed", 1, "random seed of the simulation")
+	plotFile := fs.String("plot", "", "write a plot to this .png or .svg file")
+	yAxis := fs.String("y", "", "plotted quantity: throughput, latency or p99 (default: latency for offered, else throughput)")
+	format := fs.String("format", "text", "output format: text or json")
+	offered := fs.String("offered", "", "override traffic.ingress (e.g. 25Gbit/s)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneArg("sweep", pos)
+	if err != nil {
+		return err
+	}
+	if *values == "" {
+		return fail.Usagef("model sweep: --values is required")
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		return fail.Input("", err)
+	}
+	if *offered != "" {
+		v, err := units.Parse(*offered, units.Rate)
+		if err != nil {
+			return fail.Usagef("--offered: %v", err)
+		}
+		s.Traffic.Ingress = v
+	}
+	p := spec.Param(*param)
+	if _, err := s.Get(p); err != nil {
+		return fail.Usagef("--param: %v", err)
+	}
+	vals, err := sweep.Values(p, *values)
+	if err != nil {
+		return fail.Usagef("--values: %v", err)
+	}
+	y := *yAxis
+	if y == "" {
+		y = "throughput"
+		if p == "offered" {
+			y = "latency"
+		}
+	}
+	o := sweep.Options{Point: func(pt sweep.Point) {
+		fmt.Fprintf(stderr, "sweep: %s=%g done\n", p, float64(pt.Value))
+	}}
+	if *simulate {
+		o.Sim = &sim.Options{Packets: *packets, Warmup: -1, Seed: *seed}
+	}
+	r, err := sweep.Run(ctx, s, p, vals, o)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fail.Input(path, err)
+	}
+	if *plotFile != "" && len(r.Points) > 0 {
+		var buf bytes.Buffer
+		if perr := r.Plot(&buf, *plotFile, y); perr != nil {
+			return fail.Usagef("%v", perr)
+		}
+		if perr := writeFileAtomic(*plotFile, buf.Bytes()); perr != nil {
+			return perr
+		}
+	}
+	if werr := writeResult(stdout, *format, func(w io.Writer) error { return writeSweepText(w, r, *simulate) }, r); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func writeSweepText(w io.Writer, r *sweep.Result, simulated bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tTHROUGHPUT\tCARRIED\tLATENCY\tDROP\t", r.Param)
+	if simulated {
+		fmt.Fprint(tw, "SIM THROUGHPUT\tSIM LATENCY\tSIM P99\t")
+	}
+	fmt.Fprintln(tw, "BOTTLENECK\t")
+	for _, p := range r.Points {
+		v := float64(p.Value)
+		var vs string
+		switch r.Unit {
+		case "B/s":
+			vs = units.FormatRate(v)
+		case "s":
+			vs = units.FormatTime(v)
+		case "B":
+			vs = units.FormatSize(v)
+		default:
+			vs = fmt.Sprintf("%g", v)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t", vs, units.FormatRate(float64(p.Throughput)), units.FormatRate(float64(p.Carried)),
+			units.FormatTime(float64(p.Latency)), float64(p.Drop))
+		if simulated {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", units.FormatRate(float64(p.SimThr)), units.FormatTime(float64(p.SimLatency)), units.FormatTime(float64(p.SimP99)))
+		}
+		fmt.Fprintf(tw, "%s\t\n", p.Bottleneck)
+	}
+	return tw.Flush()
+}
+
+// writeFileAtomic writes data to a temporary file beside name and renames
+// it into place, so a reader never sees a partial file.
+func writeFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".dpperf-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/internal/fail"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const echoSpec = "../../examples/model/echo-accel/spec.yaml"
+
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "model", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden file:\n%s", name, got)
+	}
+}
+
+func TestModelEstimateGolden(t *testing.T) {
+	out, _, err := runCLI(t, "model", "estimate", echoSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "estimate-echo.txt", out)
+	out, _, err = runCLI(t, "model", "estimate", "--compat", "lognic", "../../examples/model/lognic-format/nvmeof.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "estimate-lognic-compat.txt", out)
+}
+
+func TestModelEstimateJSON(t *testing.T) {
+	out, _, err := runCLI(t, "model", "estimate", "--format", "json", echoSpec, "--offered", "25Gbit/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Schema     string   `json:"schema"`
+		Throughput float64  `json:"throughput_Bps"`
+		Bottleneck string   `json:"bottleneck"`
+		Latency    *float64 `json:"latency_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != "dpperf.model.estimate/v1" || math.Abs(r.Throughput-1e9) > 1 || r.Bottleneck != "ip:md5" || r.Latency == nil {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestModelErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("hardware:\n  ips:\n    - {name: a, throughput: 25}\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"model"}, 2, "no command"},
+		{[]string{"model", "frobnicate"}, 2, "unknown command"},
+		{[]string{"model", "estimate", bad}, 2, "bad.yaml:3: hardware.ips[0].throughput: \"25\" has no unit"},
+		{[]string{"model", "estimate", "/nonexistent.yaml"}, 2, "open spec"},
+		{[]string{"model", "estimate", "--format", "xml", echoSpec}, 2, "--format"},
+		{[]string{"model", "sweep", "--param", "nope", "--values", "1,2", echoSpec}, 2, "unknown parameter"},
+		{[]string{"model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--latency-bound", "1us", echoSpec}, 1, "no configuration meets"},
+	}
+	for _, c := range cases {
+		_, _, err := runCLI(t, c.args...)
+		if got := fail.ExitCode(err); got != c.code || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d err %v; want exit %d containing %q", c.args, got, err, c.code, c.want)
+		}
+	}
+}
+
+func TestModelCompareAndOptimize(t *testing.T) {
+	out, _, err := runCLI(t, "model", "compare", "--quiet", "--packets", "100000", "--fail-above", "5", echoSpec)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "attainable throughput") {
+		t.Errorf("compare output:\n%s", out)
+	}
+	out, _, err = runCLI(t, "model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--offered", "25Gbit/s", "--format", "json", echoSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"echo.submit.parallelism": 7`) {
+		t.Errorf("optimize output:\n%s", out)
+	}
+}
+
+func TestModelSweepPlot(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "p.png")
+	out, _, err := runCLI(t, "model", "sweep", "--param", "echo.submit.parallelism", "--values", "1..9", "--offered", "25Gbit/s", "--plot", png, echoSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sweep-echo.txt", out)
+	b, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("plot not written: %v", err)
+	}
+}
