@@ -20,7 +20,10 @@ type Metadata struct {
 	// ClockOffsetNs is added to event timestamps (monotonic ns) to get ns
 	// since the Unix epoch.
 	ClockOffsetNs int64
-	Classes       []EventClass
+	// ClockUUID identifies the clock; traces recorded together share it so
+	// that viewers can order their events on one time line. Empty: UUID.
+	ClockUUID string
+	Classes   []EventClass
 }
 
 // NewUUID returns a random RFC 4122 version 4 UUID string.
@@ -101,7 +104,11 @@ func (m *Metadata) Text() string {
 	if ns < 0 {
 		secs, ns = secs-1, ns+1e9
 	}
-	p("clock {\n\tname = monotonic;\n\tuuid = %s;\n\tdescription = \"monotonic clock in ns\";\n", quote(m.UUID))
+	cu := m.ClockUUID
+	if cu == "" {
+		cu = m.UUID
+	}
+	p("clock {\n\tname = monotonic;\n\tuuid = %s;\n\tdescription = \"monotonic clock in ns\";\n", quote(cu))
 	p("\tfreq = 1000000000;\n\tprecision = 1;\n\toffset_s = %d;\n\toffset = %d;\n\tabsolute = false;\n};\n\n", secs, ns)
 	p("typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n")
 	p("stream {\n\tid = 0;\n\tpacket.context := struct {\n")

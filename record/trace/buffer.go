@@ -137,3 +137,6 @@ func Records(p []byte, fn func(kind byte, payload []byte)) {
 		p = p[n:]
 	}
 }
+
+// Used returns the number of bytes waiting to be drained.
+func (b *Buffer) Used() int { return int(b.head.Load() - b.tail.Load()) }
