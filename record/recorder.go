@@ -330,8 +330,7 @@ func (r *Recorder) stats() Stats {
 }
 
 // Run records until ctx is done, enabling first when the configuration
-// says so, and draining every buffer each period (and sooner when it is
-// half full). It always disables the recorder before it returns.
+// says so (see Loop). It always disables the recorder before it returns.
 func (r *Recorder) Run(ctx context.Context) (Stats, error) {
 	if r.cfg.Enabled() {
 		if _, err := r.Enable(); err != nil {
@@ -339,16 +338,23 @@ func (r *Recorder) Run(ctx context.Context) (Stats, error) {
 			return st, errors.Join(err, err2)
 		}
 	}
+	err := r.Loop(ctx)
+	st, err2 := r.Disable()
+	return st, errors.Join(err, err2)
+}
+
+// Loop drains every buffer each period, and sooner when it is half full,
+// until ctx is done or writing fails.
+func (r *Recorder) Loop(ctx context.Context) error {
 	tick := time.NewTicker(min(time.Duration(r.cfg.Period), time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return r.Disable()
+			return nil
 		case <-tick.C:
 			if err := r.Drain(false); err != nil {
-				st, err2 := r.Disable()
-				return st, errors.Join(err, err2)
+				return err
 			}
 		}
 	}
