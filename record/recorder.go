@@ -148,9 +148,6 @@ func (r *Recorder) attach(w *trace.Worker) error {
 		}
 		st.ctf = ctf.NewStream(st.file, w.Label(), w.Thread())
 	}
-	if pcapOn {
-		st.stats.Pcapng = c.path + ".pcapng"
-	}
 	st.buf = trace.NewBuffer(trace.BufferConfig{Size: int(p.Buffer), CTF: ctfOn, Packets: pcapOn, SnapLen: r.cfg.SnapLen})
 	st.lastEnd = trace.NowNanos()
 	st.lastDrain = st.lastEnd
@@ -238,6 +235,7 @@ func (s *session) drainStream(st *stream) error {
 			st.comp.pending = append(st.comp.pending, pcapng.Packet{Time: time.Unix(0, ts), Iface: c.Iface,
 				Out: c.Dir == trace.Out, OrigLen: c.OrigLen, Data: append([]byte(nil), c.Data...)})
 			st.stats.Captured++
+			st.stats.Pcapng = st.comp.path + ".pcapng"
 		}
 	})
 	st.stats.Discarded += dropped
@@ -358,4 +356,16 @@ func (r *Recorder) Loop(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// Clock returns the clock UUID and epoch offset of the current recording,
+// for other writers (such as the kernel recorder) whose traces should line
+// up with it in viewers. Both are zero when the recorder is disabled.
+func (r *Recorder) Clock() (uuid string, epochOffsetNs int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.s == nil {
+		return "", 0
+	}
+	return r.s.clockUUID, r.s.clock.EpochOffset
 }

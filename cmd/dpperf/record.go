@@ -17,6 +17,7 @@ import (
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record"
 	"github.com/dpperf/dpperf/record/analyze"
+	"github.com/dpperf/dpperf/record/kernel"
 	"github.com/dpperf/dpperf/record/trace"
 )
 
@@ -103,7 +104,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	loopErr := make(chan error, 1)
 	go func() { loopErr <- rec.Loop(loopCtx) }()
-	if err := kern.start(ctx, dir, cfg, log); err != nil {
+	if err := kern.start(ctx, dir, cfg, rec); err != nil {
 		stopLoop()
 		<-loopErr
 		_, _ = rec.Disable()
@@ -177,7 +178,8 @@ func writeRecordText(w io.Writer, out recordOutput) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.Label, s.Thread, s.Events, s.Captured, s.Discarded, file)
 	}
 	if k := out.Kernel; k != nil {
-		fmt.Fprintf(tw, "kernel\t%d tracepoints\t%d\t-\t%d\t%s\n", len(k.Tracepoints), k.Events, k.Lost, k.Dir)
+		rel, _ := filepath.Rel(out.Dir, k.Dir)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t-\t%d\t%s/cpu*\n", kernel.Label, strings.Join(k.Tracepoints, ","), k.Events, k.Lost, rel)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -237,6 +239,9 @@ func writePerfetto(dir, path string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("record analyze: perfetto export: %w", err)
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("record analyze: perfetto export: %w", err)
+	}
 	return os.Rename(tmp.Name(), path)
 }
 
@@ -263,4 +268,57 @@ func runRecordRepair(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "nothing to repair")
 	}
 	return nil
+}
+
+type kernelStats = kernel.Stats
+
+// kernelRecorder runs the optional tracepoint recording; a nil one does
+// nothing.
+type kernelRecorder struct {
+	r *kernel.Recorder
+}
+
+func openKernel(tracepoints []string) (*kernelRecorder, error) {
+	if len(tracepoints) == 0 {
+		return nil, nil
+	}
+	r, err := kernel.Open(tracepoints)
+	if err != nil {
+		return nil, fail.Usagef("record: --tracepoint: %v", err)
+	}
+	return &kernelRecorder{r: r}, nil
+}
+
+func (k *kernelRecorder) start(_ context.Context, dir string, cfg *record.Config, rec *record.Recorder) error {
+	if k == nil {
+		return nil
+	}
+	uuid, off := rec.Clock()
+	err := k.r.Start(kernel.Options{Dir: filepath.Join(dir, kernel.Label), Period: time.Duration(cfg.Period), ClockUUID: uuid, ClockOffsetNs: off})
+	if err != nil {
+		return fmt.Errorf("record: kernel tracepoints: %w", err)
+	}
+	return nil
+}
+
+func (k *kernelRecorder) stop() (*kernelStats, error) {
+	if k == nil {
+		return nil, nil
+	}
+	st, err := k.r.Stop()
+	return &st, err
+}
+
+func (k *kernelRecorder) snapshot() *kernelStats {
+	if k == nil {
+		return nil
+	}
+	st := k.r.Snapshot()
+	return &st
+}
+
+func (k *kernelRecorder) close() {
+	if k != nil {
+		_, _ = k.r.Stop()
+	}
 }

@@ -54,6 +54,7 @@ type Recorder struct {
 	streams map[uint32]*cpuStream
 	lostSum []uint64
 	stop    atomic.Bool
+	stopped bool
 	done    chan error
 	mu      sync.Mutex
 	stats   Stats
@@ -159,6 +160,10 @@ func (r *Recorder) Snapshot() Stats {
 // Stop detaches the programs, drains what is left, closes the files and
 // releases every kernel object; no BPF state remains afterwards.
 func (r *Recorder) Stop() (Stats, error) {
+	if r.stopped {
+		return r.Snapshot(), nil
+	}
+	r.stopped = true
 	var err error
 	for _, l := range r.links {
 		err = errors.Join(err, l.Close())
