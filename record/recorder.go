@@ -215,21 +215,23 @@ func (s *session) drainStream(st *stream) error {
 	st.raw, dropped = st.buf.Drain(st.raw[:0])
 	end := trace.NowNanos()
 	st.ev = st.ev[:0]
-	trace.Records(st.raw, func(kind byte, p []byte) {
-		switch kind {
-		case trace.KindCTF:
-			if len(p) < 9 {
-				return
-			}
+	for raw := st.raw; len(raw) >= 3; {
+		n := int(raw[0]) | int(raw[1])<<8
+		if n < 3 || n > len(raw) {
+			break
+		}
+		kind, p := raw[2], raw[3:n]
+		raw = raw[n:]
+		switch {
+		case kind == trace.KindCTF && len(p) >= 9:
 			ts := min(max(s.clock.Nanos(ctf.EventTimestamp(p)), st.lastEnd), end)
-			i := len(st.ev)
+			ctf.SetEventTimestamp(p, ts)
 			st.ev = append(st.ev, p...)
-			ctf.SetEventTimestamp(st.ev[i:], ts)
 			st.stats.Events++
-		case trace.KindPacket:
+		case kind == trace.KindPacket:
 			c, ok := trace.DecodePacket(p)
 			if !ok {
-				return
+				continue
 			}
 			ts := int64(s.clock.Nanos(c.Timestamp)) + s.clock.EpochOffset
 			st.comp.pending = append(st.comp.pending, pcapng.Packet{Time: time.Unix(0, ts), Iface: c.Iface,
@@ -237,7 +239,7 @@ func (s *session) drainStream(st *stream) error {
 			st.stats.Captured++
 			st.stats.Pcapng = st.comp.path + ".pcapng"
 		}
-	})
+	}
 	st.stats.Discarded += dropped
 	var err error
 	if st.ctf != nil && (len(st.ev) > 0 || dropped > 0) {

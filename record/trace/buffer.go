@@ -106,34 +106,44 @@ func (b *Buffer) Drain(dst []byte) ([]byte, uint64) {
 	h := b.head.Load()
 	pos := b.tail.Load()
 	for pos < h {
+		// Copy the published records up to the end of the ring (or head)
+		// in one piece; a padding record at the end stays in the copy and
+		// Records skips it, a remainder too short for a header does not.
 		i := pos & b.mask
-		rem := b.size - i
-		if rem < recordHeader {
-			pos += rem
-			continue
+		end := min(b.size, i+(h-pos))
+		j := i
+		for end-j >= recordHeader {
+			n := uint64(b.data[j]) | uint64(b.data[j+1])<<8
+			if n < recordHeader || n > end-j {
+				break
+			}
+			j += n
 		}
-		n := uint64(b.data[i]) | uint64(b.data[i+1])<<8
-		if n < recordHeader || n > rem {
+		dst = append(dst, b.data[i:j]...)
+		if j == i || j < end && end == b.size && b.size-j < recordHeader {
+			j = end // skip the short remainder at the end of the ring
+		}
+		if j == i {
 			break // cannot happen with one producer; never read garbage
 		}
-		if b.data[i+2] != 0 {
-			dst = append(dst, b.data[i:i+n]...)
-		}
-		pos += n
+		pos += j - i
 	}
 	b.tail.Store(h)
 	return dst, b.dropped.Swap(0)
 }
 
 // Records calls fn for every record in p, a slice filled by Drain, with
-// the record's kind and payload. It stops at the first malformed record.
+// the record's kind and payload, skipping padding. It stops at the first
+// malformed record.
 func Records(p []byte, fn func(kind byte, payload []byte)) {
 	for len(p) >= recordHeader {
 		n := int(p[0]) | int(p[1])<<8
 		if n < recordHeader || n > len(p) {
 			return
 		}
-		fn(p[2], p[recordHeader:n])
+		if p[2] != 0 {
+			fn(p[2], p[recordHeader:n])
+		}
 		p = p[n:]
 	}
 }
