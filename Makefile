@@ -68,3 +68,11 @@ fuzz: setup bpf
 
 clean:
 	rm -rf bin build
+
+# --- record ---
+.PHONY: test-record bench-record
+test-record: setup
+	$(GO) test -count=1 ./record/... ./examples/pipeline/ ./cmd/dpperf/
+
+bench-record:
+	$(GO) test -run '^$$' -bench . -benchmem ./record/trace/ ./record/
