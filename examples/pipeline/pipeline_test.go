@@ -20,7 +20,7 @@ import (
 func recordRun(t *testing.T, cfg Config) (Result, *analyze.Report) {
 	t.Helper()
 	rc, err := record.ParseConfig([]byte("period: 10ms\ntarget_root: " + t.TempDir() +
-		"\nsnap_len: 64\npolicies:\n  - label: pipeline/router\n    backends: [ctf, pcapng]\ndefault_policy:\n  backends: [ctf]\n"))
+		"\nsnap_len: 64\npolicies:\n  - label: pipeline/router\n    buffer: 64MiB\n    backends: [ctf, pcapng]\ndefault_policy:\n  backends: [ctf]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +77,10 @@ func TestEagerTimeoutShowsInTrace(t *testing.T) {
 	for _, s := range append(er.Streams, lr.Streams...) {
 		discarded += s.Discarded
 	}
-	if discarded != 0 {
-		t.Skipf("%d events discarded; counts below would not be exact", discarded)
-	}
-	// The planted cost: one trigger_once RPC per packet, against one per route.
-	if got := rpcCount(er); got != n || eager.TimerRPCs != n {
+	// The planted cost: one trigger_once RPC per packet, against one per
+	// route. Events dropped by a full buffer (a heavily loaded machine) can
+	// only lower the count seen in the trace.
+	if got := rpcCount(er); got > n || got+discarded < n || eager.TimerRPCs != n {
 		t.Errorf("eager: trace shows %d trigger_once RPCs, timer served %d, want %d", got, eager.TimerRPCs, n)
 	}
 	if got := rpcCount(lr); got != 4 || lazy.TimerRPCs != 4 {
