@@ -77,3 +77,10 @@ test-model:
 
 bench-model:
 	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/
+# --- record ---
+.PHONY: test-record bench-record
+test-record: setup
+	$(GO) test -count=1 ./record/... ./examples/pipeline/ ./cmd/dpperf/
+
+bench-record:
+	$(GO) test -run '^$$' -bench . -benchmem ./record/trace/ ./record/

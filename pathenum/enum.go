@@ -83,10 +83,10 @@ type Enumerator struct {
 	lists  [][]elem
 	heaps  []candHeap
 	inited []bool
-	refill []cand // edge/idx whose next candidate is still owed; edge -1: none
+	refill []cand  // edge/idx whose next candidate is still owed; edge -1: none
 	alias  []int32 // the only in-edge of a node, or -1: such a node keeps no list
-	done   []bool // list complete
-	next   int32  // index of the next path at Dst
+	done   []bool  // list complete
+	next   int32   // index of the next path at Dst
 }
 
 // New prepares an enumerator. It checks that edges respect the node order.
@@ -162,7 +162,7 @@ func (e *Enumerator) extend(v int32) bool {
 		return false
 	}
 	c := h.pop()
-	e.lists[v] = append(e.lists[v], elem{c.cost, c.edge, c.idx})
+	e.lists[v] = append(e.lists[v], elem(c))
 	e.refill[v] = cand{edge: c.edge, idx: c.idx + 1}
 	return true
 }

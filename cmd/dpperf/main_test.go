@@ -27,10 +27,10 @@ func dpperf(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), fail.ExitCode(err)
 }
 
-// golden compares got with testdata/golden/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestBoundGoldenExamples(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			golden(t, c.golden, out)
+			golden(t, "bound/"+c.golden, out)
 		})
 	}
 }
@@ -102,7 +102,7 @@ func TestBoundGoldenLibXDP(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			golden(t, "libxdp/"+base+".txt", out)
+			golden(t, "bound/libxdp/"+base+".txt", out)
 		})
 	}
 }

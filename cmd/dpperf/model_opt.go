@@ -13,11 +13,6 @@ import (
 	"github.com/dpperf/dpperf/model/units"
 )
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 // OptResult is the JSON form of `dpperf model optimize`
 // (schema "dpperf.model.optimize/v1").

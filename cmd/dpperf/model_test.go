@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/dpperf/dpperf/internal/fail"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const echoSpec = "../../examples/model/echo-accel/spec.yaml"
 
@@ -25,34 +22,17 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "model", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden file:\n%s", name, got)
-	}
-}
-
 func TestModelEstimateGolden(t *testing.T) {
 	out, _, err := runCLI(t, "model", "estimate", echoSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "estimate-echo.txt", out)
+	golden(t, "model/estimate-echo.txt", out)
 	out, _, err = runCLI(t, "model", "estimate", "--compat", "lognic", "../../examples/model/lognic-format/nvmeof.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "estimate-lognic-compat.txt", out)
+	golden(t, "model/estimate-lognic-compat.txt", out)
 }
 
 func TestModelEstimateJSON(t *testing.T) {
@@ -121,7 +101,7 @@ func TestModelSweepPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sweep-echo.txt", out)
+	golden(t, "model/sweep-echo.txt", out)
 	b, err := os.ReadFile(png)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("plot not written: %v", err)

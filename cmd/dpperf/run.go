@@ -23,6 +23,7 @@ func commands() []command {
 		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
 		{"targets", "list the cost-model targets for bound", runTargets},
 		{"model", "analytical model of SmartNIC/offload pipelines", runModel},
+		{"record", "record traces (CTF, pcapng, kernel tracepoints) and analyze them", runRecord},
 		{"version", "print the version", runVersion},
 		{"help", "show help for dpperf or a subcommand", runHelp},
 	}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dpperf/dpperf/examples/pipeline"
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/record"
+	"github.com/dpperf/dpperf/record/analyze"
+	"github.com/dpperf/dpperf/record/kernel"
+	"github.com/dpperf/dpperf/record/trace"
+)
+
+
+// recordOutput is the JSON printed by `dpperf record --json`.
+type recordOutput struct {
+	record.Stats
+	Kernel   *kernelStats     `json:"kernel,omitempty"`
+	Pipeline *pipeline.Result `json:"pipeline,omitempty"`
+}
+
+func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "analyze":
+			return runRecordAnalyze(args[1:], stdout, stderr)
+		case "repair":
+			return runRecordRepair(args[1:], stdout, stderr)
+		}
+	}
+	fs := newFlagSet("record", "record [flags]  |  record analyze [flags] DIR  |  record repair DIR", stderr)
+	config := fs.String("config", "", "YAML recorder configuration (see docs/record.md)")
+	output := fs.String("output", "", "directory for the timestamped recordings (overrides target_root)")
+	period := fs.Duration("period", 100*time.Millisecond, "drain period without --config")
+	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C, or when --pipeline ends)")
+	var tps listFlag
+	fs.Var(&tps, "tracepoint", "record the Linux tracepoint CATEGORY:NAME through BPF (repeatable)")
+	pipe := fs.Bool("pipeline", false, "run the instrumented example packet pipeline while recording")
+	packets := fs.Int("packets", 100000, "packets the --pipeline sender sends")
+	eager := fs.Bool("eager-timeout", false, "--pipeline router re-arms route timeouts on every packet (the planted cost)")
+	jsonOut := fs.Bool("json", false, "print the recording's statistics as JSON")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fail.Usagef("record: unexpected argument %q", pos[0])
+	}
+	if !*pipe && len(tps) == 0 && *duration == 0 && *config == "" {
+		return fail.Usagef("record: nothing to record: give --pipeline, --tracepoint or --config with --duration")
+	}
+	var cfg *record.Config
+	if *config != "" {
+		if cfg, err = record.LoadConfig(*config); err != nil {
+			return err
+		}
+	} else {
+		cfg, err = record.ParseConfig([]byte(fmt.Sprintf("period: %s\ndefault_policy:\n  backends: [ctf, pcapng]\n", *period)))
+		if err != nil {
+			return fail.Usagef("record: --period: %v", err)
+		}
+	}
+	if *output != "" {
+		cfg.TargetRoot = *output
+	}
+	level := slog.LevelInfo
+	if *quiet {
+		level = slog.LevelWarn
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	kern, err := openKernel(tps)
+	if err != nil {
+		return err
+	}
+	defer kern.close()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	tr := trace.New()
+	rec := record.New(tr, cfg, log)
+	dir, err := rec.Enable()
+	if err != nil {
+		_, _ = rec.Disable()
+		return fmt.Errorf("record: %w", err)
+	}
+	loopCtx, stopLoop := context.WithCancel(context.Background())
+	loopErr := make(chan error, 1)
+	go func() { loopErr <- rec.Loop(loopCtx) }()
+	if err := kern.start(ctx, dir, cfg, rec); err != nil {
+		stopLoop()
+		<-loopErr
+		_, _ = rec.Disable()
+		return err
+	}
+	progressDone := make(chan struct{})
+	go progress(ctx, rec, kern, log, *quiet, progressDone)
+	out := recordOutput{}
+	var runErr error
+	if *pipe {
+		res, err := pipeline.Run(ctx, tr, pipeline.Config{Packets: *packets, EagerTimeout: *eager})
+		out.Pipeline, runErr = &res, err
+	} else {
+		<-ctx.Done()
+	}
+	close(progressDone)
+	kst, kerr := kern.stop()
+	stopLoop()
+	lerr := <-loopErr
+	st, derr := rec.Disable()
+	out.Stats, out.Kernel = st, kst
+	if st.Dir == "" {
+		out.Stats.Dir = dir
+	}
+	if err := errors.Join(runErr, kerr, lerr, derr); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return writeRecordText(stdout, out)
+}
+
+func progress(ctx context.Context, rec *record.Recorder, kern *kernelRecorder, log *slog.Logger, quiet bool, done chan struct{}) {
+	if quiet {
+		return
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			var ev, disc, cap uint64
+			for _, s := range rec.Stats().Streams {
+				ev, disc, cap = ev+s.Events, disc+s.Discarded, cap+s.Captured
+			}
+			attrs := []any{"events", ev, "discarded", disc, "captured", cap}
+			if k := kern.snapshot(); k != nil {
+				attrs = append(attrs, "kernel_events", k.Events, "kernel_lost", k.Lost)
+			}
+			log.Info("recording", attrs...)
+		}
+	}
+}
+
+func writeRecordText(w io.Writer, out recordOutput) error {
+	fmt.Fprintf(w, "recording: %s\n", out.Dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "component\tthread\tevents\tcaptured\tdiscarded\tfile")
+	for _, s := range out.Streams {
+		file := s.File
+		if s.Pcapng != "" {
+			file = strings.TrimPrefix(file+" "+s.Pcapng, " ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.Label, s.Thread, s.Events, s.Captured, s.Discarded, file)
+	}
+	if k := out.Kernel; k != nil {
+		rel, _ := filepath.Rel(out.Dir, k.Dir)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t-\t%d\t%s/cpu*\n", kernel.Label, strings.Join(k.Tracepoints, ","), k.Events, k.Lost, rel)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if p := out.Pipeline; p != nil {
+		fmt.Fprintf(w, "pipeline: %d of %d packets in %v (%.0f packets/s), %d timer RPCs\n",
+			p.Received, p.Sent, p.Elapsed.Round(time.Millisecond), p.PacketsPerS, p.TimerRPCs)
+	}
+	fmt.Fprintf(w, "analyze with: dpperf record analyze %s\n", out.Dir)
+	return nil
+}
+
+func runRecordAnalyze(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("record analyze", "record analyze [flags] DIR", stderr)
+	jsonOut := fs.Bool("json", false, "print the report as JSON (schema in docs/record.md)")
+	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
+	perfetto := fs.String("perfetto", "", "also write Chrome/Perfetto trace-event JSON to this file")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fail.Usagef("record analyze: want one recording directory, got %d arguments", len(pos))
+	}
+	dir := pos[0]
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fail.Inputf(dir, "not a recording directory")
+	}
+	r, err := analyze.Analyze(dir)
+	if err != nil {
+		return fail.Input("", fmt.Errorf("record analyze: %w", err))
+	}
+	if *perfetto != "" {
+		if err := writePerfetto(dir, *perfetto); err != nil {
+			return err
+		}
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return analyze.WriteText(stdout, r, *hist)
+}
+
+// writePerfetto exports through a temporary file renamed into place.
+func writePerfetto(dir, path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("record analyze: perfetto export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := analyze.ExportPerfetto(dir, tmp); err != nil {
+		tmp.Close()
+		return fail.Input("", fmt.Errorf("record analyze: perfetto export: %w", err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("record analyze: perfetto export: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("record analyze: perfetto export: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func runRecordRepair(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("record repair", "record repair DIR", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fail.Usagef("record repair: want one recording directory")
+	}
+	if fi, err := os.Stat(pos[0]); err != nil || !fi.IsDir() {
+		return fail.Inputf(pos[0], "not a recording directory")
+	}
+	cut, err := record.Repair(pos[0])
+	if err != nil {
+		return fail.Input("", fmt.Errorf("record repair: %w", err))
+	}
+	for _, c := range cut {
+		fmt.Fprintf(stdout, "cut %s to its last whole packet\n", c)
+	}
+	if len(cut) == 0 {
+		fmt.Fprintln(stdout, "nothing to repair")
+	}
+	return nil
+}
+
+type kernelStats = kernel.Stats
+
+// kernelRecorder runs the optional tracepoint recording; a nil one does
+// nothing.
+type kernelRecorder struct {
+	r *kernel.Recorder
+}
+
+func openKernel(tracepoints []string) (*kernelRecorder, error) {
+	if len(tracepoints) == 0 {
+		return nil, nil
+	}
+	r, err := kernel.Open(tracepoints)
+	if err != nil {
+		return nil, fail.Usagef("record: --tracepoint: %v", err)
+	}
+	return &kernelRecorder{r: r}, nil
+}
+
+func (k *kernelRecorder) start(_ context.Context, dir string, cfg *record.Config, rec *record.Recorder) error {
+	if k == nil {
+		return nil
+	}
+	uuid, off := rec.Clock()
+	err := k.r.Start(kernel.Options{Dir: filepath.Join(dir, kernel.Label), Period: time.Duration(cfg.Period), ClockUUID: uuid, ClockOffsetNs: off})
+	if err != nil {
+		return fmt.Errorf("record: kernel tracepoints: %w", err)
+	}
+	return nil
+}
+
+func (k *kernelRecorder) stop() (*kernelStats, error) {
+	if k == nil {
+		return nil, nil
+	}
+	st, err := k.r.Stop()
+	return &st, err
+}
+
+func (k *kernelRecorder) snapshot() *kernelStats {
+	if k == nil {
+		return nil
+	}
+	st := k.r.Snapshot()
+	return &st
+}
+
+func (k *kernelRecorder) close() {
+	if k != nil {
+		_, _ = k.r.Stop()
+	}
+}

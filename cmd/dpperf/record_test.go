@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/record/analyze"
+)
+
+// TestRecordPipelineEndToEnd records the example pipeline with a kernel
+// tracepoint, analyzes the recording and exports it for Perfetto.
+func TestRecordPipelineEndToEnd(t *testing.T) {
+	root := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"record", "--pipeline", "--eager-timeout", "--packets", "3000",
+		"--tracepoint", "syscalls:sys_enter_getppid", "--output", root, "--json", "--quiet"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	var out recordOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("record --json: %v\n%s", err, stdout.String())
+	}
+	if out.Pipeline == nil || out.Pipeline.Received != 3000 || out.Kernel == nil || len(out.Streams) != 4 {
+		t.Fatalf("record output %s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out.Dir, "kernel", "metadata")); err != nil {
+		t.Error(err)
+	}
+	stdout.Reset()
+	perf := filepath.Join(root, "trace.json")
+	if err := run(context.Background(), []string{"record", "analyze", out.Dir, "--json", "--perfetto", perf}, &stdout, &stderr); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, stderr.String())
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var discarded uint64
+	for _, s := range rep.Streams {
+		discarded += s.Discarded
+	}
+	var rpcs uint64
+	for _, r := range rep.RPCs {
+		rpcs += r.Count
+	}
+	if rpcs+discarded < 3000 || rpcs == 0 {
+		t.Errorf("analysis found %d RPCs (%d events discarded), want 3000", rpcs, discarded)
+	}
+	data, err := os.ReadFile(perf)
+	if err != nil || !json.Valid(data) {
+		t.Errorf("perfetto export missing or not JSON: %v", err)
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"record", "analyze", out.Dir, "--histogram"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"checkpoint durations", "trigger_once", "queue fill", "duration histogram"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"record", "repair", out.Dir}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "nothing to repair") {
+		t.Errorf("repair: %v %s", err, stdout.String())
+	}
+}
+
+func TestRecordBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	_ = os.WriteFile(bad, []byte("period: 1s\npolicies:\n  - label: a\n    backends: [ftrace]\n"), 0o644)
+	notrace := filepath.Join(dir, "empty")
+	_ = os.Mkdir(notrace, 0o755)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record"}, "nothing to record"},
+		{[]string{"record", "--config", bad, "--duration", "1s"}, bad + `: line 4: unknown backend "ftrace"`},
+		{[]string{"record", "--tracepoint", "nosuch", "--duration", "1s"}, "want CATEGORY:NAME"},
+		{[]string{"record", "--tracepoint", "nosuch:tracepoint", "--duration", "1s"}, "not found in tracefs"},
+		{[]string{"record", "analyze", filepath.Join(dir, "missing")}, "not a recording directory"},
+		{[]string{"record", "analyze", notrace}, "no CTF trace"},
+		{[]string{"record", "analyze"}, "want one recording directory"},
+	} {
+		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || fail.ExitCode(err) != fail.ExitInput {
+			t.Errorf("%v: error %v (exit %d), want %q and exit 2", tc.args, err, fail.ExitCode(err), tc.want)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package trace
+
+func ticks() uint64 { return uint64(nanotime()) }
+
+const ticksAreNanos = true
