@@ -44,9 +44,9 @@ $(BPF_OUT)/test_xdp_noinline.o: build/src/test_xdp_noinline.c build/include/gnu/
 
 run: setup build bpf
 	$(BIN) targets
-	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
-	$(BIN) bound --target nfp-agilio-cx --paths 5 $(BPF_OUT)/parser.o
+	$(BIN) bound --target nfp-agilio-cx --paths 3 $(BPF_OUT)/fig2.o
 	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
+	$(BIN) model estimate examples/model/echo-accel/spec.yaml
 
 lint:
 	$(GO) vet ./...
