@@ -68,6 +68,7 @@ func TestBoundGoldenExamples(t *testing.T) {
 		{"counter.txt", []string{"bound", "counter"}},
 		{"loop.txt", []string{"bound", "loop"}},
 		{"call.txt", []string{"bound", "call"}},
+		{"legacy.txt", []string{"bound", "--json", "legacy"}},
 		{"explode.txt", []string{"bound", "explode"}},
 		{"test_xdp_noinline_v4.txt", []string{"bound", "--program", "balancer_ingress_v4", "test_xdp_noinline"}},
 		{"test_xdp_noinline_v6.txt", []string{"bound", "--program", "balancer_ingress_v6", "test_xdp_noinline"}},

@@ -1,0 +1,108 @@
+package target
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsLoad(t *testing.T) {
+	names := Names()
+	if len(names) < 2 {
+		t.Fatalf("built-in targets: %v", names)
+	}
+	for _, n := range names {
+		tg, err := Load(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if tg.Name != n {
+			t.Errorf("file %s.yaml names itself %q", n, tg.Name)
+		}
+	}
+}
+
+// TestNFPPublishedConstants pins the document's constants.
+func TestNFPPublishedConstants(t *testing.T) {
+	tg, err := Load("nfp-agilio-cx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cores, dram := tg.ComponentIndex("cores"), tg.ComponentIndex("dram")
+	checks := []struct {
+		what      string
+		got, want float64
+	}{
+		{"core capacity (800 MHz x 50)", tg.Components[cores].Capacity, 40e9},
+		{"DRAM engine capacity", tg.Components[dram].Capacity, 800e6},
+		{"per-packet overhead", tg.PerPacket[cores], 224},
+		{"MAC limit", tg.PacketRate, 54.4e6},
+		{"line rate", tg.LineRate, 80e9},
+		{"min packet", float64(tg.MinPacket), 60},
+		{"taken branch", tg.Taken[cores], 4},
+		{"not-taken branch", tg.NotTaken[cores], 1},
+		{"jump", tg.Classes["jump"][cores], 4},
+		{"blocking minimum", tg.BlockMin, 3},
+		{"packet latency", tg.Memory["packet"]["load"].Latency, 16},
+		{"DRAM latency", tg.Memory["map_value"]["load"].Latency, 25},
+		{"DRAM read", tg.Memory["map_value"]["load"].Cost[dram], 4.052463035413383},
+		{"DRAM atomic add", tg.Memory["map_value"]["atomic"].Cost[dram], 3.219818925010342},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: %g, want %g", c.what, c.got, c.want)
+		}
+	}
+	// ≥ 197.4 Mops/s of reads and ≥ 248.5 Mops/s of atomic adds.
+	if r := 800e6 / 4.052463035413383; math.Abs(r-197.4e6) > 0.05e6 {
+		t.Errorf("DRAM read rate %g", r)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	good, err := os.ReadFile("targets/x86-64.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ from, to, msg string }{
+		{"alu64: {cpu: 0.3}", "alu64: {gpu: 0.3}", `line 22: classes.alu64: unknown component "gpu"`},
+		{"alu64: {cpu: 0.3}", "alu64: {cpu: -1}", "negative cost"},
+		{"alu64: {cpu: 0.3}", "", `classes: missing "alu64"`},
+		{"  mul: {cpu: 1.0}", "  mul: {cpu: 1.0}\n  fma: {cpu: 1}", `unknown class "fma"`},
+		{"min_packet: 60", "min_packet: 0", "min_packet must be positive"},
+		{"name: x86-64", "nam: x86-64", "field nam not found"},
+		{"    capacity: 1e9", "    capacity: 0", "positive capacity"},
+		{"  default: {default: {cpu: 50}}", "", `helpers: missing "default"`},
+	}
+	for _, c := range cases {
+		if !strings.Contains(string(good), c.from) {
+			t.Fatalf("test case: %q not in the file", c.from)
+		}
+		_, err := Parse([]byte(strings.Replace(string(good), c.from, c.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q -> %q: error %v, want %q", c.from, c.to, err, c.msg)
+		}
+	}
+	if _, err := Load("no-such-target"); err == nil || !strings.Contains(err.Error(), "built-in targets: nfp-agilio-cx, x86-64") {
+		t.Errorf("unknown target: %v", err)
+	}
+}
+
+func TestRate(t *testing.T) {
+	tg, _ := Load("nfp-agilio-cx")
+	r := tg.Rate(Vec{400, 0})
+	if r[0] != 1e8 || !math.IsInf(r[1], 1) {
+		t.Fatalf("rates %v", r)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, n := range Names() {
+		data, _ := Raw(n)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Parse(data)
+	})
+}
