@@ -13,7 +13,6 @@ import (
 	"github.com/dpperf/dpperf/model/units"
 )
 
-
 // OptResult is the JSON form of `dpperf model optimize`
 // (schema "dpperf.model.optimize/v1").
 type OptResult struct {

@@ -21,7 +21,6 @@ import (
 	"github.com/dpperf/dpperf/record/trace"
 )
 
-
 // recordOutput is the JSON printed by `dpperf record --json`.
 type recordOutput struct {
 	record.Stats
