@@ -59,6 +59,8 @@ test: setup bpf lint unit
 
 bench: setup bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	# 10^6 ordered paths (goal: memory under 512 MiB)
+	/usr/bin/time -f 'max RSS %M KB' $(GO) test ./bound -run '^$$' -bench Enumerate -benchtime 1000000x
 
 fuzz: setup bpf
 	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
