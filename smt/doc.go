@@ -1,0 +1,6 @@
+// Package smt talks SMT-LIB2 to a solver process over a pipe: one
+// persistent process per Solver (Z3 by default; any solver that reads
+// SMT-LIB2 on stdin, such as cvc5, can be configured), incremental
+// push/pop, a timeout per query that turns a slow query into Unknown, and
+// reading values out of a model.
+package smt

@@ -1,0 +1,213 @@
+package smt
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Result is the answer to a satisfiability check.
+type Result int
+
+const (
+	Unknown Result = iota // the solver gave up or timed out
+	Sat
+	Unsat
+)
+
+func (r Result) String() string { return [...]string{"unknown", "sat", "unsat"}[r] }
+
+// Config says which solver to run.
+type Config struct {
+	// Command and arguments; default "z3 -in -smt2".
+	Command []string
+	// Timeout per Check; 0 means none. Z3 receives it as :timeout; for
+	// other solvers put the per-query limit in Command (e.g. cvc5
+	// --tlimit-per=MS).
+	Timeout time.Duration
+}
+
+// Solver is one solver process.
+type Solver struct {
+	cmd     *exec.Cmd
+	in      *bufio.Writer
+	stdin   io.WriteCloser
+	out     *bufio.Reader
+	isZ3    bool
+	depth   int
+	timeout time.Duration
+}
+
+// Start launches a solver process.
+func Start(cfg Config) (*Solver, error) {
+	argv := cfg.Command
+	if len(argv) == 0 {
+		argv = []string{"z3", "-in", "-smt2"}
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("smt solver %q not found (install Debian's z3, or configure another solver): %w", argv[0], err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start smt solver: %w", err)
+	}
+	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), out: bufio.NewReader(stdout),
+		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout}
+	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)"); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.isZ3 && cfg.Timeout > 0 {
+		if err := s.send(fmt.Sprintf("(set-option :timeout %d)", cfg.Timeout.Milliseconds())); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Solver) send(lines ...string) error {
+	for _, l := range lines {
+		s.in.WriteString(l)
+		s.in.WriteByte('\n')
+	}
+	if err := s.in.Flush(); err != nil {
+		return fmt.Errorf("smt solver: %w", err)
+	}
+	return nil
+}
+
+// Declare, Assert and the other commands are written without waiting for
+// an answer; solver errors surface at the next Check or Value.
+
+// Declare sends a declaration, e.g. "(declare-const x (_ BitVec 64))".
+func (s *Solver) Declare(decl string) error { return s.send(decl) }
+
+// Assert adds a constraint given as an SMT-LIB2 term.
+func (s *Solver) Assert(term string) error { return s.send("(assert " + term + ")") }
+
+// Push opens a scope.
+func (s *Solver) Push() error {
+	s.depth++
+	return s.send("(push 1)")
+}
+
+// Pop closes the innermost scope, dropping its declarations and assertions.
+func (s *Solver) Pop() error {
+	if s.depth == 0 {
+		return errors.New("smt: pop without push")
+	}
+	s.depth--
+	return s.send("(pop 1)")
+}
+
+// Depth is the number of open scopes.
+func (s *Solver) Depth() int { return s.depth }
+
+// Check asks whether the assertions are satisfiable. A cancelled context
+// kills the solver (it cannot be interrupted otherwise) and returns the
+// context's error.
+func (s *Solver) Check(ctx context.Context) (Result, error) {
+	if err := s.send("(check-sat)"); err != nil {
+		return Unknown, err
+	}
+	type answer struct {
+		line string
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		l, err := s.readLine()
+		ch <- answer{l, err}
+	}()
+	select {
+	case <-ctx.Done():
+		s.Close()
+		return Unknown, ctx.Err()
+	case a := <-ch:
+		if a.err != nil {
+			return Unknown, a.err
+		}
+		switch a.line {
+		case "sat":
+			return Sat, nil
+		case "unsat":
+			return Unsat, nil
+		case "unknown", "timeout":
+			return Unknown, nil
+		}
+		return Unknown, fmt.Errorf("smt solver: %s", a.line)
+	}
+}
+
+// readLine returns the next non-empty output line, or a solver error.
+func (s *Solver) readLine() (string, error) {
+	for {
+		l, err := s.out.ReadString('\n')
+		if err != nil {
+			return "", fmt.Errorf("smt solver stopped: %w", err)
+		}
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "(error") {
+			return "", fmt.Errorf("smt solver: %s", l)
+		}
+		return l, nil
+	}
+}
+
+// Value returns the model's value of a term after a Sat check, as the
+// solver prints it (e.g. "#x0800").
+func (s *Solver) Value(term string) (string, error) {
+	if err := s.send("(get-value (" + term + "))"); err != nil {
+		return "", err
+	}
+	// The answer is ((term value)), possibly over several lines.
+	var b strings.Builder
+	depth := 0
+	for {
+		l, err := s.readLine()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(l)
+		b.WriteByte(' ')
+		depth += strings.Count(l, "(") - strings.Count(l, ")")
+		if depth <= 0 {
+			break
+		}
+	}
+	ans := strings.TrimSpace(b.String())
+	inner := strings.TrimSuffix(strings.TrimPrefix(ans, "(("), "))")
+	inner = strings.TrimSpace(strings.TrimPrefix(inner, term))
+	if inner == ans || inner == "" {
+		return "", fmt.Errorf("smt solver: unexpected value answer %q", ans)
+	}
+	return inner, nil
+}
+
+// Close ends the solver process.
+func (s *Solver) Close() error {
+	s.stdin.Close()
+	if s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+	}
+	s.cmd.Wait()
+	return nil
+}
