@@ -22,6 +22,7 @@ func commands() []command {
 	return []command{
 		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
 		{"targets", "list the cost-model targets for bound", runTargets},
+		{"profile", "per-request latency breakdown along kernel I/O paths", runProfile},
 		{"version", "print the version", runVersion},
 		{"help", "show help for dpperf or a subcommand", runHelp},
 	}
