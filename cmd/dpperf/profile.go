@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -321,9 +321,20 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
-	cmdArgs, err := parseFlags(fs, args)
+	// Everything after "--" is the command to profile, flags included.
+	var cmdArgs []string
+	for i, a := range args {
+		if a == "--" {
+			args, cmdArgs = args[:i], args[i+1:]
+			break
+		}
+	}
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fail.Usagef("profile run: unexpected argument %q (put the command after --)", rest[0])
 	}
 	tk, p, err := tf.load()
 	if err != nil {

@@ -36,12 +36,12 @@ type key struct {
 // BuildStats counts how events turned into records.
 type BuildStats struct {
 	Events     int64 `json:"events"`
-	Records    int64 `json:"records"`    // complete records emitted
-	Restarted  int64 `json:"restarted"`  // open records dropped because their key started again
-	Orphans    int64 `json:"orphans"`    // events with no open record (started before the trace, or merged bios)
-	Evicted    int64 `json:"evicted"`    // open records dropped because the buffer was full
+	Records    int64 `json:"records"`      // complete records emitted
+	Restarted  int64 `json:"restarted"`    // open records dropped because their key started again
+	Orphans    int64 `json:"orphans"`      // events with no open record (started before the trace, or merged bios)
+	Evicted    int64 `json:"evicted"`      // open records dropped because the buffer was full
 	OutOfOrder int64 `json:"out_of_order"` // events older than an earlier event of their record
-	Open       int64 `json:"open"`       // records still open at the end (in flight)
+	Open       int64 `json:"open"`         // records still open at the end (in flight)
 }
 
 // Builder turns a stream of events into per-request records. It keeps at

@@ -53,17 +53,17 @@ type Counts struct {
 
 // Group is the profile of one group of requests.
 type Group struct {
-	Key        string  `json:"key"`
-	Op         string  `json:"op,omitempty"`
-	Bytes      uint32  `json:"bytes,omitempty"`
-	Dev        string  `json:"dev,omitempty"`
-	CPU        *uint16 `json:"cpu,omitempty"`
-	Requests   uint64  `json:"requests"`
-	IOPS       float64 `json:"iops"`
-	MBps       float64 `json:"mbps"`
-	Latency    Dist    `json:"latency"`
-	Stages     []Stage `json:"stages"`
-	Occupancy  float64 `json:"occupancy"`
+	Key       string  `json:"key"`
+	Op        string  `json:"op,omitempty"`
+	Bytes     uint32  `json:"bytes,omitempty"`
+	Dev       string  `json:"dev,omitempty"`
+	CPU       *uint16 `json:"cpu,omitempty"`
+	Requests  uint64  `json:"requests"`
+	IOPS      float64 `json:"iops"`
+	MBps      float64 `json:"mbps"`
+	Latency   Dist    `json:"latency"`
+	Stages    []Stage `json:"stages"`
+	Occupancy float64 `json:"occupancy"`
 }
 
 // Stage is one stage of a group's breakdown. A merged stage spans events

@@ -160,7 +160,7 @@ func blockLayoutOf(name string) (blockLayout, error) {
 func (c *BPF) Next() (event.Event, error) {
 	for {
 		if err := c.rd.ReadInto(&c.rec); err != nil {
-			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
 				return event.Event{}, io.EOF
 			}
 			return event.Event{}, fmt.Errorf("read ring buffer: %w", err)
@@ -239,8 +239,9 @@ func (c *BPF) Stop() {
 		}
 		c.links = nil
 		if c.rd != nil {
-			// Wake a blocked reader once the buffer is drained.
-			c.rd.SetDeadline(deadlineNow())
+			// Wake a blocked reader: it returns what is buffered, then
+			// ErrFlushed, which Next turns into io.EOF.
+			_ = c.rd.Flush()
 		}
 	})
 }

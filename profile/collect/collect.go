@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
@@ -150,5 +149,3 @@ func EnsureTracefs() error {
 	}
 	return nil
 }
-
-func deadlineNow() time.Time { return time.Now() }
