@@ -216,6 +216,7 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		prof.Events = append(prof.Events, info)
 	}
+	prof.SetEventCounts()
 	if lost > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing or merged", lost))
 	}
@@ -454,6 +455,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, st := range col.Status() {
 		prof.Events = append(prof.Events, analyze.EventInfo{Name: st.Name, Probe: st.Probe, Observed: st.Attached, Reason: st.Reason})
 	}
+	prof.SetEventCounts()
 	if prof.Counts.Lost > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing", prof.Counts.Lost))
 	}

@@ -42,6 +42,8 @@ type BuildStats struct {
 	Evicted    int64 `json:"evicted"`      // open records dropped because the buffer was full
 	OutOfOrder int64 `json:"out_of_order"` // events older than an earlier event of their record
 	Open       int64 `json:"open"`         // records still open at the end (in flight)
+	// PerEvent counts the events received per path event.
+	PerEvent []int64 `json:"per_event"`
 }
 
 // Builder turns a stream of events into per-request records. It keeps at
@@ -73,6 +75,7 @@ type fifoEnt struct {
 func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
 	b := &Builder{p: p, open: map[key]*Record{}, byCPU: map[[2]uint16]*Record{}, maxOpen: max(maxOpen, 16)}
 	b.first, b.last = -1, -1
+	b.stats.PerEvent = make([]int64, len(p.Events))
 	for i := range p.Events {
 		b.keyOf = append(b.keyOf, p.EventKey(i))
 		if observed == nil || observed[i] {
@@ -88,6 +91,7 @@ func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
 // Stats returns the counts so far.
 func (b *Builder) Stats() BuildStats {
 	s := b.stats
+	s.PerEvent = append([]int64(nil), b.stats.PerEvent...)
 	s.Open = int64(len(b.open))
 	return s
 }
@@ -129,6 +133,7 @@ func (b *Builder) Add(ev event.Event) *Record {
 		b.stats.Orphans++
 		return nil
 	}
+	b.stats.PerEvent[kind]++
 	k := b.keyFor(kind, &ev)
 	r := b.open[k]
 	if kind == b.first {

@@ -40,8 +40,22 @@ type Window struct {
 type EventInfo struct {
 	Name     string `json:"name"`
 	Probe    string `json:"probe"`
-	Observed bool   `json:"observed"`
+	Observed bool   `json:"observed"` // attached (live) or present (trace file)
+	Count    int64  `json:"count"`    // events received
 	Reason   string `json:"reason,omitempty"`
+}
+
+// SetEventCounts fills EventInfo.Count from the build statistics and
+// explains events that were attached but never fired.
+func (p *Profile) SetEventCounts() {
+	for i := range p.Events {
+		if i < len(p.Counts.PerEvent) {
+			p.Events[i].Count = p.Counts.PerEvent[i]
+		}
+		if e := &p.Events[i]; e.Observed && e.Count == 0 {
+			e.Reason = "attached but never fired for the profiled requests"
+		}
+	}
 }
 
 // Counts are the bookkeeping totals of the run.

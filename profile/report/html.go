@@ -105,7 +105,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{with .P}}<h1>dpperf profile: path {{.Path}}</h1>
 <p>source {{.Source}}, window {{printf "%.3f" .Window.Seconds}} s, sample 1/{{.Sample}}{{if .Filter}}, filter {{.Filter}}{{end}}.
 {{.Counts.Records}} complete records, {{.Counts.Analyzed}} analyzed, {{.Counts.Lost}} events lost.</p>
-<ul>{{range .Events}}<li>{{.Name}} ({{.Probe}}): {{if .Observed}}observed{{else}}<b>not observed</b>: {{.Reason}}{{end}}</li>{{end}}</ul>
+<ul>{{range .Events}}<li>{{.Name}} ({{.Probe}}): {{if and .Observed .Count}}{{.Count}} events{{else}}<b>not observed</b>: {{.Reason}}{{end}}</li>{{end}}</ul>
 {{range .Warnings}}<p><b>warning:</b> {{.}}</p>{{end}}{{end}}
 {{range .Groups}}<h2>group {{.Key}}</h2><p>{{.Summary}}</p>
 <svg width="640" height="60" role="img" aria-label="mean time per stage">

@@ -80,7 +80,7 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
 	var missing []string
 	for _, e := range p.Events {
-		if !e.Observed {
+		if !e.Observed || e.Count == 0 {
 			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
 		}
 	}
