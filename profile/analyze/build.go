@@ -14,8 +14,10 @@ type Record struct {
 	CPU   uint16 // CPU of the first event
 	Op    event.Op
 	seq   uint64 // start order, for eviction
+	last  int64  // latest event time so far
 	keys  [2]key // keys the record is indexed under
 	nkeys uint8
+	slot  int32 // index in Builder.byCPU pointing at this record, or -1
 }
 
 // Start returns the time of the first observed event.
@@ -54,7 +56,8 @@ type Builder struct {
 	first   int // first and last event index that can be observed
 	last    int
 	open    map[key]*Record
-	byCPU   map[[2]uint16]*Record // (cpu, event) -> record, for join
+	byCPU   []*Record            // cpu*MaxEvents+event -> latest record, for join
+	joinTo  [path.MaxEvents]bool // events that others join
 	maxOpen int
 	seq     uint64
 	stats   BuildStats
@@ -73,7 +76,12 @@ type fifoEnt struct {
 // the collector can see it (nil: all); records run from the first to the
 // last observable event.
 func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
-	b := &Builder{p: p, open: map[key]*Record{}, byCPU: map[[2]uint16]*Record{}, maxOpen: max(maxOpen, 16)}
+	b := &Builder{p: p, open: map[key]*Record{}, maxOpen: max(maxOpen, 16)}
+	for i := range p.Events {
+		if j := p.Events[i].Join; j != "" {
+			b.joinTo[p.EventIndex(j)] = true
+		}
+	}
 	b.first, b.last = -1, -1
 	b.stats.PerEvent = make([]int64, len(p.Events))
 	for i := range p.Events {
@@ -146,7 +154,9 @@ func (b *Builder) Add(ev event.Event) *Record {
 		b.index(r, k)
 	} else if r == nil {
 		if j := b.p.Events[kind].Join; j != "" {
-			r = b.byCPU[[2]uint16{ev.CPU, uint16(b.p.EventIndex(j))}]
+			if slot := int(ev.CPU)*path.MaxEvents + b.p.EventIndex(j); slot < len(b.byCPU) {
+				r = b.byCPU[slot]
+			}
 			if r != nil {
 				b.index(r, k)
 			}
@@ -156,10 +166,11 @@ func (b *Builder) Add(ev event.Event) *Record {
 			return nil
 		}
 	}
-	if r.TS[kind] != 0 || r.latestTS() > ev.TS {
+	if r.TS[kind] != 0 || r.last > ev.TS {
 		b.stats.OutOfOrder++
 	}
 	r.TS[kind] = ev.TS
+	r.last = max(r.last, ev.TS)
 	if r.Bytes == 0 {
 		r.Bytes = ev.Bytes
 	}
@@ -169,21 +180,25 @@ func (b *Builder) Add(ev event.Event) *Record {
 	if r.Dev == 0 {
 		r.Dev = ev.Dev
 	}
-	b.byCPU[[2]uint16{ev.CPU, uint16(kind)}] = r
+	if b.joinTo[kind] {
+		slot := int(ev.CPU)*path.MaxEvents + kind
+		for slot >= len(b.byCPU) {
+			b.byCPU = append(b.byCPU, nil)
+		}
+		if old := b.byCPU[slot]; old != nil && old != r {
+			old.slot = -1
+		}
+		if r.slot >= 0 && int(r.slot) != slot {
+			b.byCPU[r.slot] = nil
+		}
+		b.byCPU[slot], r.slot = r, int32(slot)
+	}
 	if kind == b.last {
 		b.drop(r)
 		b.stats.Records++
 		return r
 	}
 	return nil
-}
-
-func (r *Record) latestTS() int64 {
-	var m int64
-	for _, t := range r.TS {
-		m = max(m, t)
-	}
-	return m
 }
 
 func (b *Builder) alloc() *Record {
@@ -198,6 +213,7 @@ func (b *Builder) alloc() *Record {
 	} else {
 		r = &Record{}
 	}
+	r.slot = -1
 	b.seq++
 	r.seq = b.seq
 	if len(b.fifo)-b.head > 4*b.maxOpen {
@@ -234,10 +250,9 @@ func (b *Builder) drop(r *Record) {
 			delete(b.open, r.keys[i])
 		}
 	}
-	for k, v := range b.byCPU {
-		if v == r {
-			delete(b.byCPU, k)
-		}
+	if r.slot >= 0 {
+		b.byCPU[r.slot] = nil
+		r.slot = -1
 	}
 	r.nkeys = 0
 	b.pending = append(b.pending, r)
@@ -253,6 +268,21 @@ func (b *Builder) evictOldest() {
 			b.stats.Evicted++
 			b.drop(e.r)
 			return
+		}
+	}
+}
+
+func (s *BuildStats) add(o *BuildStats) {
+	s.Events += o.Events
+	s.Records += o.Records
+	s.Restarted += o.Restarted
+	s.Orphans += o.Orphans
+	s.Evicted += o.Evicted
+	s.OutOfOrder += o.OutOfOrder
+	s.Open += o.Open
+	for i := range s.PerEvent {
+		if i < len(o.PerEvent) {
+			s.PerEvent[i] += o.PerEvent[i]
 		}
 	}
 }

@@ -130,7 +130,8 @@ func (h *Hist) Buckets(fn func(upper int64, count uint64)) {
 }
 
 // CountAtMost returns, for each bound (ns, increasing), how many values
-// are ≤ bound, counting a bucket as below a bound when its upper end is.
+// are ≤ bound, counting a whole bucket as below a bound when its lowest
+// value is (so within the 0.8% bucket resolution).
 func (h *Hist) CountAtMost(bounds []int64) []uint64 {
 	out := make([]uint64, len(bounds))
 	var cum uint64
@@ -139,8 +140,8 @@ func (h *Hist) CountAtMost(bounds []int64) []uint64 {
 		if c == 0 {
 			continue
 		}
-		lo, w := bucketLow(b)
-		for j < len(bounds) && lo+w-1 > bounds[j] {
+		lo, _ := bucketLow(b)
+		for j < len(bounds) && lo > bounds[j] {
 			out[j] = cum
 			j++
 		}
