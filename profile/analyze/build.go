@@ -76,6 +76,9 @@ type fifoEnt struct {
 // the collector can see it (nil: all); records run from the first to the
 // last observable event.
 func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
+	if maxOpen <= 0 {
+		maxOpen = 65536
+	}
 	b := &Builder{p: p, open: map[key]*Record{}, maxOpen: max(maxOpen, 16)}
 	for i := range p.Events {
 		if j := p.Events[i].Join; j != "" {

@@ -158,7 +158,7 @@ func runSharded(ctx context.Context, src Source, opt Options, workers int) (*Agg
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			b := NewBuilder(opt.Path, opt.Observed, max(opt.MaxOpen/workers, 16))
+			b := NewBuilder(opt.Path, opt.Observed, max(opt.MaxOpen/workers, 0))
 			f := opt.Filter
 			for batch := range chans[w] {
 				for i := range batch {

@@ -119,12 +119,12 @@ func TestNVMeLines(t *testing.T) {
 func TestBadLines(t *testing.T) {
 	p := mustPath(t, "block")
 	for _, line := range []string{
-		" fio-1 [000] ..... 1.5: block_rq_issue: 7,0 R 4096 () 12 + 8 [fio]\n",          // fine, control
-		" fio-1 [000] ..... 1.x: block_rq_issue: 7,0 R 4096 () 12 + 8 [fio]\n",          // timestamp
-		" fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R\n",                          // too short
-		" fio-1 [000] ..... 1.000001: block_rq_issue: 7;0 R 4096 () 12 + 8 [fio]\n",     // device
+		" fio-1 [000] ..... 1.5: block_rq_issue: 7,0 R 4096 () 12 + 8 [fio]\n",           // fine, control
+		" fio-1 [000] ..... 1.x: block_rq_issue: 7,0 R 4096 () 12 + 8 [fio]\n",           // timestamp
+		" fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R\n",                           // too short
+		" fio-1 [000] ..... 1.000001: block_rq_issue: 7;0 R 4096 () 12 + 8 [fio]\n",      // device
 		" fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R 4096 () 12 - 8 be,0,4 [x]\n", // no +
-		" fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R 4096 () x + 8 be,0,4 [x]\n", // sector
+		" fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R 4096 () x + 8 be,0,4 [x]\n",  // sector
 		"CPU:0 [LOST many EVENTS]\n",
 	} {
 		_, _, err := readAll(t, "# header\n"+line, p)
