@@ -37,6 +37,7 @@ func OpenTraceFS(cfg Config) (c *TraceFS, err error) {
 	if err := EnsureTracefs(); err != nil {
 		return nil, err
 	}
+	removeStaleInstances()
 	c = &TraceFS{dir: filepath.Join(Tracefs, "instances", fmt.Sprintf("dpperf-%d", os.Getpid()))}
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create tracefs instance: %w", err)
@@ -190,4 +191,19 @@ func (c *TraceFS) Close() error {
 	}
 	c.dir = ""
 	return nil
+}
+
+// removeStaleInstances removes instances left by dpperf processes that no
+// longer run (killed before they could clean up).
+func removeStaleInstances() {
+	dirs, _ := filepath.Glob(filepath.Join(Tracefs, "instances", "dpperf-*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "dpperf-"))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			os.Remove(d)
+		}
+	}
 }

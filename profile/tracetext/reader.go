@@ -34,6 +34,7 @@ type Stats struct {
 
 // Reader turns trace text into path events.
 type Reader struct {
+	src   io.Reader
 	sc    *bufio.Scanner
 	kinds map[string]uint8 // trace event name -> path event index
 	seen  []bool
@@ -41,20 +42,9 @@ type Reader struct {
 	line  int64
 }
 
-// NewReader reads trace text for path p from r.
+// NewReader reads trace text for path p from r. Nothing is read before
+// the first call to Next (r may be a pipe that has no data yet).
 func NewReader(r io.Reader, p *path.Path) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("open gzip trace: %w", err)
-		}
-		r = zr
-	} else {
-		r = br
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	kinds := map[string]uint8{}
 	for i := range p.Events {
 		e := &p.Events[i]
@@ -66,7 +56,23 @@ func NewReader(r io.Reader, p *path.Path) (*Reader, error) {
 			kinds["p_"+e.Kprobe+"_0"] = uint8(i)
 		}
 	}
-	return &Reader{sc: sc, kinds: kinds, seen: make([]bool, len(p.Events))}, nil
+	return &Reader{src: r, kinds: kinds, seen: make([]bool, len(p.Events))}, nil
+}
+
+// open detects gzip input and sets up the line scanner.
+func (r *Reader) open() error {
+	br := bufio.NewReaderSize(r.src, 1<<16)
+	var in io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("open gzip trace: %w", err)
+		}
+		in = zr
+	}
+	r.sc = bufio.NewScanner(in)
+	r.sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	return nil
 }
 
 // Stats returns the counts so far.
@@ -78,6 +84,11 @@ func (r *Reader) Seen() []bool { return r.seen }
 // Next returns the next event of the path, or io.EOF. A malformed line of
 // an event the path uses is an error naming the line number.
 func (r *Reader) Next() (event.Event, error) {
+	if r.sc == nil {
+		if err := r.open(); err != nil {
+			return event.Event{}, err
+		}
+	}
 	for r.sc.Scan() {
 		r.line++
 		r.stats.Lines++
