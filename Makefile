@@ -86,3 +86,18 @@ test-record: setup
 
 bench-record:
 	$(GO) test -run '^$$' -bench . -benchmem ./record/trace/ ./record/
+# --- profile ---
+.PHONY: test-profile e2e-profile bench-profile generate-profile
+# Unit, golden and live tests of dpperf profile (live ones need root and fio).
+test-profile: setup
+	$(GO) test -count=1 ./profile/... ./cmd/dpperf/
+# Profile fio on a loop device and write the reports into examples/profile;
+# E2E_FLAGS=--overhead adds fio IOPS/CPU with and without the collector.
+e2e-profile: setup build
+	bash scripts/e2e/profile-block-loop.sh examples/profile $(E2E_FLAGS)
+bench-profile:
+	$(GO) test -run '^$$' -bench . -benchmem ./profile/...
+# Regenerate the BPF collector from profile/collect/bpf/block.c (the output
+# is committed, so building needs no clang).
+generate-profile:
+	cd profile/collect && $(GO) generate ./...

@@ -17,6 +17,7 @@ have z3 || want z3
 have babeltrace2 || want babeltrace2
 have tshark || want tshark
 have xz || want xz-utils
+have fio || want fio
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,475 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/profile/analyze"
+	"github.com/dpperf/dpperf/profile/collect"
+	"github.com/dpperf/dpperf/profile/event"
+	"github.com/dpperf/dpperf/profile/path"
+	"github.com/dpperf/dpperf/profile/report"
+	"github.com/dpperf/dpperf/profile/task"
+	"github.com/dpperf/dpperf/profile/tracetext"
+)
+
+const profileUsage = `Usage: dpperf profile <action> [flags] [arguments]
+
+Actions:
+  run       collect events from the running kernel (BPF or tracefs) and report
+  analyze   report from trace text files (ftrace, trace-cmd report)
+  compare   latency amplification per stage between two JSON profiles
+  paths     list the built-in paths, or print one as YAML
+
+Run 'dpperf profile <action> -h' for its flags.
+`
+
+func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		fmt.Fprint(stdout, profileUsage)
+		if len(args) == 0 {
+			return fail.Usagef("profile: no action given")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "run":
+		return runProfileRun(ctx, args[1:], stdout, stderr)
+	case "analyze":
+		return runProfileAnalyze(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return runProfileCompare(args[1:], stdout, stderr)
+	case "paths":
+		return runProfilePaths(args[1:], stdout, stderr)
+	}
+	return fail.Usagef("profile: unknown action %q (want run, analyze, compare or paths)", args[0])
+}
+
+// outputFlags are the report destinations shared by run and analyze.
+type outputFlags struct {
+	json, text, html string
+	quiet            bool
+}
+
+func (o *outputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.json, "json", "", "write the JSON profile to this file")
+	fs.StringVar(&o.text, "o", "", "write the text report to this file instead of stdout")
+	fs.StringVar(&o.html, "html", "", "write an HTML report to this file")
+	fs.BoolVar(&o.quiet, "q", false, "no text report on stdout")
+}
+
+// taskFlags override fields of the task file.
+type taskFlags struct {
+	task, path, dev, typ, size, group string
+	sample                            uint
+	interval                          time.Duration
+}
+
+func (t *taskFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.task, "task", "", "task specification (YAML); flags below override it")
+	fs.StringVar(&t.path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
+	fs.StringVar(&t.dev, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
+	fs.StringVar(&t.typ, "type", "", "only this I/O type: read, write or any")
+	fs.StringVar(&t.size, "size", "", "only this request size (4K) or range (4K-128K)")
+	fs.StringVar(&t.group, "group", "", "group by, comma-separated: type,size,session,cpu")
+	fs.UintVar(&t.sample, "sample", 0, "keep 1 of N requests")
+	fs.DurationVar(&t.interval, "interval", 0, "online mode: print a report every interval")
+}
+
+// load returns the task with flag overrides applied and the path.
+func (t *taskFlags) load() (*task.Task, *path.Path, error) {
+	tk := task.Default()
+	if t.task != "" {
+		data, err := os.ReadFile(t.task)
+		if err != nil {
+			return nil, nil, fail.Input(t.task, err)
+		}
+		if tk, err = task.Parse(data); err != nil {
+			return nil, nil, fail.Input(t.task, err)
+		}
+	}
+	if t.path != "" {
+		tk.Path = t.path
+	}
+	if t.dev != "" {
+		tk.Workload.Device = t.dev
+	}
+	if t.typ != "" {
+		if _, err := event.ParseOp(t.typ); err != nil && t.typ != "any" {
+			return nil, nil, fail.Usagef("-type: %v", err)
+		}
+		tk.Workload.Type = t.typ
+	}
+	if t.size != "" {
+		lo, hi, isRange := strings.Cut(t.size, "-")
+		a, err := task.ParseSize(lo)
+		if err != nil {
+			return nil, nil, fail.Usagef("-size: %v", err)
+		}
+		tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = a, 0, 0
+		if isRange {
+			b, err := task.ParseSize(hi)
+			if err != nil || b < a {
+				return nil, nil, fail.Usagef("-size: bad range %q", t.size)
+			}
+			tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = 0, a, b
+		}
+	}
+	if t.group != "" {
+		tk.Report.GroupBy = strings.Split(t.group, ",")
+		for _, g := range tk.Report.GroupBy {
+			if g != "type" && g != "size" && g != "session" && g != "cpu" {
+				return nil, nil, fail.Usagef("-group: unknown %q (want type, size, session, cpu)", g)
+			}
+		}
+	}
+	if t.sample > 0 {
+		tk.Profiling.Sample = uint32(t.sample)
+	}
+	if t.interval > 0 {
+		tk.Profiling.Mode, tk.Profiling.Interval = "online", task.Duration(t.interval)
+	}
+	p, err := path.Lookup(tk.Path)
+	if err != nil {
+		return nil, nil, fail.Input("", err)
+	}
+	return tk, p, nil
+}
+
+// emit writes the profile to the requested outputs.
+func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer) error {
+	cols := report.Columns(tk.Report.Aggregators)
+	if out.json != "" {
+		if err := report.WriteFile(out.json, func(w io.Writer) error { return report.JSON(w, p) }); err != nil {
+			return err
+		}
+	}
+	if out.html != "" {
+		if err := report.WriteFile(out.html, func(w io.Writer) error { return report.HTML(w, p, nil) }); err != nil {
+			return err
+		}
+	}
+	if out.text != "" {
+		return report.WriteFile(out.text, func(w io.Writer) error { return report.Text(w, p, cols) })
+	}
+	if !out.quiet {
+		return report.Text(stdout, p, cols)
+	}
+	return nil
+}
+
+func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE...", stderr)
+	var tf taskFlags
+	var out outputFlags
+	tf.register(fs)
+	out.register(fs)
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fail.Usagef("profile analyze: no trace file given")
+	}
+	tk, p, err := tf.load()
+	if err != nil {
+		return err
+	}
+	dev, err := collect.ResolveDev(tk.Workload.Device)
+	if err != nil {
+		return fail.Input(tf.task, err)
+	}
+	opt := analyze.OptionsFor(tk, p, dev)
+	if tk.Profiling.Mode == "online" {
+		opt.Interval = time.Duration(tk.Profiling.Interval)
+		opt.OnInterval = func(a *analyze.Aggregator) {
+			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
+			ip.Source = "interval"
+			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99"})
+		}
+	}
+	src := tracetext.OpenFiles(files, p)
+	defer src.Close()
+	agg, stats, err := analyze.Run(ctx, src, opt)
+	if err != nil {
+		return fail.Input(src.Current(), err)
+	}
+	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
+	prof.Source = strings.Join(files, ",")
+	prof.Filter = analyze.FilterText(tk, dev)
+	prof.GroupBy = tk.Report.GroupBy
+	lost := src.Stats().Lost
+	prof.Counts = analyze.Counts{BuildStats: stats, Lost: lost, Analyzed: agg.Records()}
+	for i, e := range p.Events {
+		info := analyze.EventInfo{Name: e.Name, Probe: probeName(&e), Observed: src.Seen()[i]}
+		if !info.Observed {
+			info.Reason = "not in the trace"
+		}
+		prof.Events = append(prof.Events, info)
+	}
+	prof.SetEventCounts()
+	if lost > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing or merged", lost))
+	}
+	if ctx.Err() != nil {
+		prof.Warnings = append(prof.Warnings, "interrupted: partial profile")
+	}
+	return emit(prof, tk, &out, stdout)
+}
+
+func probeName(e *path.Event) string {
+	if e.Tracepoint != "" {
+		return e.Tracepoint
+	}
+	return "kprobe:" + e.Kprobe
+}
+
+func runProfileCompare(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profile compare", "profile compare [flags] BASE.json LOADED.json", stderr)
+	jsonOut := fs.String("json", "", "write the comparison as JSON to this file")
+	htmlOut := fs.String("html", "", "write an HTML report with the LAD chart to this file")
+	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's end-to-end LAD exceeds this")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 2 {
+		return fail.Usagef("profile compare: want two JSON profiles, got %d arguments", len(files))
+	}
+	var profs [2]*analyze.Profile
+	for i, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return fail.Input(name, err)
+		}
+		profs[i], err = report.ReadProfile(f)
+		f.Close()
+		if err != nil {
+			return fail.Input(name, err)
+		}
+	}
+	c := analyze.Compare(profs[0], profs[1], files[0], files[1])
+	if len(c.Groups) == 0 {
+		return fail.Inputf(files[1], "no group in common with %s (%s)", files[0], strings.Join(c.Unmatched, "; "))
+	}
+	if *jsonOut != "" {
+		if err := report.WriteFile(*jsonOut, func(w io.Writer) error { return report.JSON(w, c) }); err != nil {
+			return err
+		}
+	}
+	if *htmlOut != "" {
+		if err := report.WriteFile(*htmlOut, func(w io.Writer) error { return report.HTML(w, profs[1], c) }); err != nil {
+			return err
+		}
+	}
+	if err := report.CompareText(stdout, c); err != nil {
+		return err
+	}
+	if *failAbove > 0 {
+		for _, g := range c.Groups {
+			if g.LAD > *failAbove {
+				return fail.Requirementf("profile compare: group %s has LAD %.2f above %.2f (%s)", g.Key, g.LAD, *failAbove, g.Verdict)
+			}
+		}
+	}
+	return nil
+}
+
+func runProfilePaths(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profile paths", "profile paths [NAME]", stderr)
+	names, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		for _, n := range path.Names() {
+			p, err := path.Builtin(n)
+			if err != nil {
+				return err
+			}
+			var stages []string
+			for _, s := range p.Stages {
+				stages = append(stages, s.Name)
+			}
+			fmt.Fprintf(stdout, "%-10s %s\n           stages: %s\n", n, p.Description, strings.Join(stages, " "))
+		}
+		return nil
+	}
+	data, err := path.Source(names[0])
+	if err != nil {
+		return fail.Usagef("%v", err)
+	}
+	_, err = stdout.Write(data)
+	return err
+}
+
+func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profile run", "profile run [flags] [-- COMMAND ARGS...]", stderr)
+	var tf taskFlags
+	var out outputFlags
+	tf.register(fs)
+	out.register(fs)
+	collector := fs.String("collector", "auto", "bpf, tracefs, or auto (bpf when the path only uses block tracepoints)")
+	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
+	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
+	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
+	// Everything after "--" is the command to profile, flags included.
+	var cmdArgs []string
+	for i, a := range args {
+		if a == "--" {
+			args, cmdArgs = args[:i], args[i+1:]
+			break
+		}
+	}
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fail.Usagef("profile run: unexpected argument %q (put the command after --)", rest[0])
+	}
+	tk, p, err := tf.load()
+	if err != nil {
+		return err
+	}
+	dev, err := collect.ResolveDev(tk.Workload.Device)
+	if err != nil {
+		return fail.Input(tf.task, err)
+	}
+	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB}
+	cfg.Op, cfg.HasOp = tk.Workload.Op()
+	lo, hi := tk.Workload.SizeRange()
+	cfg.MinBytes, cfg.MaxBytes = uint32(lo), uint32(hi)
+	kind := *collector
+	if kind == "auto" {
+		kind = "bpf"
+		for _, e := range p.Events {
+			if sys, _ := e.TraceName(); e.Kprobe != "" || sys != "block" {
+				kind = "tracefs"
+			}
+		}
+	}
+	var col interface {
+		collect.Collector
+		Stop()
+	}
+	switch kind {
+	case "bpf":
+		col, err = collect.OpenBPF(cfg)
+	case "tracefs":
+		col, err = collect.OpenTraceFS(cfg)
+	default:
+		return fail.Usagef("-collector: %q (want bpf, tracefs or auto)", kind)
+	}
+	if err != nil {
+		return fmt.Errorf("profile run: %w", err)
+	}
+	defer col.Close()
+	for _, st := range col.Status() {
+		if !st.Attached {
+			fmt.Fprintf(stderr, "profile: %s (%s) not observed: %s\n", st.Name, st.Probe, st.Reason)
+		}
+	}
+	opt := analyze.OptionsFor(tk, p, dev)
+	if kind == "bpf" {
+		opt.Filter.Sample = 1 // sampled in the kernel
+	}
+	var live *report.Metrics
+	if *listen != "" {
+		live = report.NewMetrics(p, opt.GroupBy)
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return fail.Usagef("-listen: %v", err)
+		}
+		srv := &http.Server{Handler: live, ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		fmt.Fprintf(stderr, "profile: metrics on http://%s/metrics\n", ln.Addr())
+	}
+	online := tk.Profiling.Mode == "online"
+	opt.Interval = time.Duration(tk.Profiling.Interval)
+	var total int64
+	opt.OnInterval = func(a *analyze.Aggregator) {
+		total += a.Records()
+		if live != nil {
+			live.Add(a)
+		}
+		if online {
+			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
+			ip.Source = "interval"
+			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99", "max"})
+		} else if !out.quiet {
+			fmt.Fprintf(stderr, "profile: %d requests so far, %d events lost\n", total, col.Lost())
+		}
+	}
+	// Stop collecting on Ctrl-C, at the deadline, or when the command ends;
+	// the analyzer then drains what the kernel buffered.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if d := time.Duration(tk.Profiling.Duration); *duration == 0 && d > 0 {
+		*duration = d
+	}
+	if *duration > 0 {
+		runCtx, cancel = context.WithTimeout(runCtx, *duration)
+		defer cancel()
+	}
+	var cmdErr error
+	cmdDone := make(chan struct{})
+	if len(cmdArgs) > 0 {
+		cmd := exec.CommandContext(runCtx, cmdArgs[0], cmdArgs[1:]...)
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		if err := cmd.Start(); err != nil {
+			return fail.Usagef("profile run: start %s: %v", cmdArgs[0], err)
+		}
+		go func() {
+			cmdErr = cmd.Wait()
+			close(cmdDone)
+			cancel()
+		}()
+	} else {
+		close(cmdDone)
+	}
+	go func() {
+		<-runCtx.Done()
+		col.Stop()
+	}()
+	agg, stats, err := analyze.Run(context.Background(), col, opt)
+	<-cmdDone
+	if err != nil {
+		return fmt.Errorf("profile run: %w", err)
+	}
+	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
+	prof.Source = kind
+	prof.Filter = analyze.FilterText(tk, dev)
+	prof.GroupBy = tk.Report.GroupBy
+	prof.Counts = analyze.Counts{BuildStats: stats, Lost: col.Lost(), Analyzed: agg.Records()}
+	for _, st := range col.Status() {
+		prof.Events = append(prof.Events, analyze.EventInfo{Name: st.Name, Probe: st.Probe, Observed: st.Attached, Reason: st.Reason})
+	}
+	prof.SetEventCounts()
+	if prof.Counts.Lost > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing", prof.Counts.Lost))
+	}
+	if ctx.Err() != nil {
+		prof.Warnings = append(prof.Warnings, "interrupted: partial profile")
+	}
+	if cmdErr != nil && ctx.Err() == nil {
+		prof.Warnings = append(prof.Warnings, "command failed: "+cmdErr.Error())
+	}
+	if err := emit(prof, tk, &out, stdout); err != nil {
+		return err
+	}
+	if cmdErr != nil && ctx.Err() == nil {
+		return fmt.Errorf("profile run: %s: %w", cmdArgs[0], cmdErr)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/profile/report"
+)
+
+const traceDir = "../../profile/testdata/"
+
+func runCmd(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), fail.ExitCode(err)
+}
+
+func TestProfileAnalyzeAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	base, loaded := filepath.Join(dir, "base.json"), filepath.Join(dir, "loaded.json")
+	out, errs, code := runCmd(t, "profile", "analyze", traceDir+"block-qd1.txt.gz", "--json", base, "--html", filepath.Join(dir, "r.html"))
+	if code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "group read 4KiB: 3000 requests") || !strings.Contains(out, "D2C") {
+		t.Errorf("text report:\n%s", out)
+	}
+	if _, _, code := runCmd(t, "profile", "analyze", "-q", "--type", "read", "--size", "4K", "--json", loaded, traceDir+"block-qd32c.txt.gz"); code != 0 {
+		t.Fatal("analyze loaded failed")
+	}
+	f, _ := os.Open(loaded)
+	p, err := report.ReadProfile(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Groups) != 1 || p.Groups[0].Key != "read 4KiB" || p.Filter != "type read size 4KiB" {
+		t.Errorf("filtered profile: filter %q groups %+v", p.Filter, p.Groups)
+	}
+	out, errs, code = runCmd(t, "profile", "compare", base, loaded, "--json", filepath.Join(dir, "c.json"))
+	if code != 0 || !strings.Contains(out, "bottleneck: D2C") {
+		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	_, errs, code = runCmd(t, "profile", "compare", base, loaded, "--fail-above", "2")
+	if code != fail.ExitRequirement || !strings.Contains(errs, "LAD") {
+		t.Errorf("--fail-above: exit %d: %s", code, errs)
+	}
+	if _, _, code = runCmd(t, "profile", "compare", base, loaded, "--fail-above", "1000"); code != 0 {
+		t.Errorf("--fail-above 1000: exit %d", code)
+	}
+}
+
+func TestProfileOnline(t *testing.T) {
+	out, errs, code := runCmd(t, "profile", "analyze", "--interval", "100ms", "-group", "type", traceDir+"block-qd1.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, "source interval"); n < 2 {
+		t.Errorf("%d interval reports in a 0.3 s trace at 100ms:\n%s", n, out)
+	}
+}
+
+func TestProfileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badTrace := write("bad.txt", "# x\n fio-1 [000] ..... 1.000001: block_rq_issue: 7,0 R 4096 () zz + 8 [fio]\n")
+	badTask := write("task.yaml", "workload:\n  size: 4Q\n")
+	notProfile := write("np.json", `{"schema":"something/v2"}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile", "analyze", badTrace}, badTrace + ": line 2: block_rq_issue: bad sector"},
+		{[]string{"profile", "analyze", filepath.Join(dir, "missing.txt")}, "missing.txt"},
+		{[]string{"profile", "analyze", "--task", badTask, badTrace}, badTask + ": parse task: line 2: bad size"},
+		{[]string{"profile", "analyze", "--path", "nope", badTrace}, `unknown path "nope"`},
+		{[]string{"profile", "analyze", "--size", "8K-4K", badTrace}, "bad range"},
+		{[]string{"profile", "analyze", "--dev", "nosuchdisk", badTrace}, "no block device"},
+		{[]string{"profile", "analyze"}, "no trace file"},
+		{[]string{"profile", "compare", notProfile, notProfile}, notProfile + ": not a profile"},
+		{[]string{"profile", "compare", notProfile}, "want two JSON profiles"},
+		{[]string{"profile", "frobnicate"}, "unknown action"},
+		{[]string{"profile", "paths", "nope"}, "unknown path"},
+	}
+	for _, c := range cases {
+		_, errs, code := runCmd(t, c.args...)
+		if code != fail.ExitInput || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+		if strings.Count(strings.TrimSpace(errs), "\n") > 0 && !strings.Contains(errs, "Usage") {
+			t.Errorf("%v: error spans lines: %q", c.args, errs)
+		}
+	}
+}
+
+func TestProfilePaths(t *testing.T) {
+	out, _, code := runCmd(t, "profile", "paths")
+	if code != 0 || !strings.Contains(out, "block") || !strings.Contains(out, "nvme-tcp") || !strings.Contains(out, "D2C") {
+		t.Errorf("paths: %d\n%s", code, out)
+	}
+	out, _, code = runCmd(t, "profile", "paths", "nvme-tcp")
+	if code != 0 || !strings.Contains(out, "kprobe: nvmet_bdev_execute_rw") {
+		t.Errorf("paths nvme-tcp: %d\n%s", code, out)
+	}
+}

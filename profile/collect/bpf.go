@@ -1,0 +1,247 @@
+package collect
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/dpperf/dpperf/profile/event"
+)
+
+// blockTracepoints lists the tracepoints bpf/block.c handles, in the order
+// of its TP_* constants, with the program for each.
+var blockTracepoints = []struct{ name, prog string }{
+	{"block_bio_queue", "bio_queue"},
+	{"block_getrq", "getrq"},
+	{"block_rq_insert", "rq_insert"},
+	{"block_rq_issue", "rq_issue"},
+	{"block_rq_complete", "rq_complete"},
+}
+
+const noKind = 255
+
+// BPF collects block events with BPF tracepoint programs.
+type BPF struct {
+	coll   *ebpf.Collection
+	links  []link.Link
+	rd     *ringbuf.Reader
+	status []Status
+	once   sync.Once
+	rec    ringbuf.Record
+}
+
+// OpenBPF loads and attaches the programs the path needs. Paths with
+// events other than block:* tracepoints need the tracefs collector.
+func OpenBPF(cfg Config) (c *BPF, err error) {
+	if err := needRoot(); err != nil {
+		return nil, err
+	}
+	if err := EnsureTracefs(); err != nil {
+		return nil, err
+	}
+	spec, err := loadBlock()
+	if err != nil {
+		return nil, fmt.Errorf("load bpf spec: %w", err)
+	}
+	var kinds [5]uint8
+	var layouts [5]blockLayout
+	first, last := uint8(noKind), uint8(noKind)
+	c = &BPF{}
+	for i := range kinds {
+		kinds[i] = noKind
+	}
+	for i := range cfg.Path.Events {
+		e := &cfg.Path.Events[i]
+		st := Status{Name: e.Name, Probe: e.Tracepoint}
+		if e.Kprobe != "" {
+			st.Probe = "kprobe:" + e.Kprobe
+		}
+		sys, name := e.TraceName()
+		tp := -1
+		for j, t := range blockTracepoints {
+			if sys == "block" && name == t.name {
+				tp = j
+			}
+		}
+		if tp < 0 {
+			return nil, fmt.Errorf("bpf collector handles block:* tracepoints only, path %s needs %s; use --collector tracefs", cfg.Path.Name, st.Probe)
+		}
+		l, err := blockLayoutOf(name)
+		if err != nil {
+			st.Reason = err.Error()
+			c.status = append(c.status, st)
+			continue
+		}
+		layouts[tp], kinds[tp] = l, uint8(i)
+		if first == noKind {
+			first = uint8(i)
+		}
+		last = uint8(i)
+		st.Attached = true
+		c.status = append(c.status, st)
+	}
+	if first == noKind || first == last {
+		return nil, fmt.Errorf("bpf collector: fewer than two events of path %s can be observed", cfg.Path.Name)
+	}
+	set := map[string]any{
+		"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
+		"filter_dev": uint32(cfg.Dev), "min_bytes": cfg.MinBytes, "max_bytes": cfg.MaxBytes, "sample_n": cfg.Sample,
+	}
+	if cfg.HasOp {
+		set["filter_op"] = uint8(cfg.Op)
+	}
+	for name, v := range set {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("set bpf constant %s: %w", name, err)
+		}
+	}
+	if cfg.BufferKB > 0 {
+		size := uint32(os.Getpagesize())
+		for size < uint32(cfg.BufferKB)*1024 {
+			size <<= 1
+		}
+		spec.Maps["events"].MaxEntries = size
+	}
+	c.coll, err = ebpf.NewCollection(spec)
+	if err != nil {
+		return nil, fmt.Errorf("load bpf programs: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			c.Close()
+		}
+	}()
+	for tp, t := range blockTracepoints {
+		if kinds[tp] == noKind {
+			continue
+		}
+		l, err := link.Tracepoint("block", t.name, c.coll.Programs[t.prog], nil)
+		if err != nil {
+			return nil, fmt.Errorf("attach block:%s: %w", t.name, err)
+		}
+		c.links = append(c.links, l)
+	}
+	c.rd, err = ringbuf.NewReader(c.coll.Maps["events"])
+	if err != nil {
+		return nil, fmt.Errorf("open ring buffer: %w", err)
+	}
+	return c, nil
+}
+
+// blockLayoutOf reads the record layout of a block tracepoint.
+func blockLayoutOf(name string) (blockLayout, error) {
+	f, err := tracepointFormat("block", name)
+	if err != nil {
+		return blockLayout{}, fmt.Errorf("tracepoint block:%s absent: %w", name, err)
+	}
+	var l blockLayout
+	var ok [4]bool
+	l.Dev, ok[0] = f["dev"]
+	l.Sector, ok[1] = f["sector"]
+	l.NrSector, ok[2] = f["nr_sector"]
+	l.Rwbs, ok[3] = f["rwbs"]
+	l.Bytes = f["bytes"]
+	for _, o := range ok {
+		if !o {
+			return l, fmt.Errorf("tracepoint block:%s lacks dev, sector, nr_sector or rwbs", name)
+		}
+	}
+	return l, nil
+}
+
+// Next returns the next event; io.EOF after Close.
+func (c *BPF) Next() (event.Event, error) {
+	for {
+		if err := c.rd.ReadInto(&c.rec); err != nil {
+			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
+				return event.Event{}, io.EOF
+			}
+			return event.Event{}, fmt.Errorf("read ring buffer: %w", err)
+		}
+		if ev, ok := decodeBlockEvent(c.rec.RawSample); ok {
+			return ev, nil
+		}
+	}
+}
+
+// decodeBlockEvent decodes struct event of bpf/block.c (32 bytes, little
+// endian on the architectures bpf2go built for).
+func decodeBlockEvent(b []byte) (event.Event, bool) {
+	if len(b) < 28 {
+		return event.Event{}, false
+	}
+	le := binary.LittleEndian
+	return event.Event{
+		TS:     int64(le.Uint64(b[0:])),
+		Sector: le.Uint64(b[8:]),
+		Dev:    event.Dev(le.Uint32(b[16:])),
+		Bytes:  le.Uint32(b[20:]),
+		CPU:    le.Uint16(b[24:]),
+		Kind:   b[26],
+		Op:     event.Op(b[27]),
+	}, true
+}
+
+// Status lists the path events and whether they are attached.
+func (c *BPF) Status() []Status { return c.status }
+
+// Lost returns the events dropped because the ring buffer was full.
+func (c *BPF) Lost() int64 {
+	return int64(c.counter(0))
+}
+
+// Counters returns requests started and requests rejected by the filter.
+func (c *BPF) Counters() (started, filtered uint64) {
+	return c.counter(2), c.counter(3)
+}
+
+func (c *BPF) counter(idx uint32) uint64 {
+	if c.coll == nil {
+		return 0
+	}
+	var per []uint64
+	if err := c.coll.Maps["counters"].Lookup(idx, &per); err != nil {
+		return 0
+	}
+	var sum uint64
+	for _, v := range per {
+		sum += v
+	}
+	return sum
+}
+
+// Close detaches the programs and frees the maps. Events still in the
+// ring buffer can not be read after Close; call Stop first to drain them.
+func (c *BPF) Close() error {
+	c.Stop()
+	if c.rd != nil {
+		c.rd.Close()
+	}
+	if c.coll != nil {
+		c.coll.Close()
+	}
+	return nil
+}
+
+// Stop detaches the programs so no new events arrive; Next then returns
+// the events still buffered and io.EOF.
+func (c *BPF) Stop() {
+	c.once.Do(func() {
+		for _, l := range c.links {
+			l.Close()
+		}
+		c.links = nil
+		if c.rd != nil {
+			// Wake a blocked reader: it returns what is buffered, then
+			// ErrFlushed, which Next turns into io.EOF.
+			_ = c.rd.Flush()
+		}
+	})
+}

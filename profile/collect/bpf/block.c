@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// Block-layer request events for dpperf profile. Each block tracepoint the
+// path uses gets one program. The first event of the path decides, in the
+// kernel, whether a request is profiled (device, type, size filter and 1 of
+// N sampling) and records its (dev, sector) key in an LRU map; later events
+// are sent only for keys in that map, and the last event removes the key.
+// Events go to user space through a ring buffer; reservations that fail are
+// counted in a per-CPU array.
+//
+// Field offsets inside the tracepoint records differ between kernel
+// versions; user space reads them from tracefs format files and sets the
+// read-only constants below before loading, so the verifier sees them as
+// constants.
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+struct event {
+	__u64 ts;
+	__u64 sector;
+	__u32 dev;
+	__u32 bytes;
+	__u16 cpu;
+	__u8 kind;
+	__u8 op;
+	__u32 pad;
+};
+
+struct key {
+	__u64 sector;
+	__u32 dev;
+	__u32 pad;
+};
+
+// Used as the type of a dummy global so bpf2go emits a Go type for it.
+struct event *unused_event __attribute__((unused));
+
+#define OP_OTHER 0
+#define OP_READ 1
+#define OP_WRITE 2
+#define NO_KIND 255
+
+// Offsets in the tracepoint records (bytes from the start of the record).
+struct layout {
+	__u32 dev, sector, nr_sector, rwbs, bytes; // bytes == 0: not present
+};
+
+enum { TP_BIO_QUEUE, TP_GETRQ, TP_RQ_INSERT, TP_RQ_ISSUE, TP_RQ_COMPLETE, TP_MAX };
+
+volatile const struct layout layouts[TP_MAX];
+volatile const __u8 kinds[TP_MAX];  // path event index per tracepoint, NO_KIND if unused
+volatile const __u8 first_kind;
+volatile const __u8 last_kind;
+volatile const __u32 filter_dev;    // 0: any
+volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
+volatile const __u32 min_bytes;
+volatile const __u32 max_bytes;     // 0: unbounded
+volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct key);
+	__type(value, __u8);
+} inflight SEC(".maps");
+
+// Index 0: events lost (ring buffer full); 1: sampling counter;
+// 2: requests started; 3: requests skipped by the filter.
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+	if (v)
+		(*v)++;
+}
+
+static __always_inline __u8 op_of(const char *rwbs)
+{
+	for (int i = 0; i < 4; i++) {
+		if (rwbs[i] == 'R')
+			return OP_READ;
+		if (rwbs[i] == 'W')
+			return OP_WRITE;
+		if (rwbs[i] == 'D' || rwbs[i] == 'N' || rwbs[i] == 0)
+			return OP_OTHER;
+	}
+	return OP_OTHER;
+}
+
+static __always_inline int handle(void *ctx, int tp)
+{
+	__u8 kind = kinds[tp];
+	if (kind == NO_KIND)
+		return 0;
+	struct layout l = layouts[tp];
+	__u32 dev = 0, nr = 0, bytes = 0;
+	__u64 sector = 0;
+	char rwbs[4] = {};
+	bpf_probe_read_kernel(&dev, sizeof(dev), ctx + l.dev);
+	bpf_probe_read_kernel(&sector, sizeof(sector), ctx + l.sector);
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l.nr_sector);
+	bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l.rwbs);
+	if (l.bytes)
+		bpf_probe_read_kernel(&bytes, sizeof(bytes), ctx + l.bytes);
+	else
+		bytes = nr * 512;
+	__u8 op = op_of(rwbs);
+	struct key k = {.sector = sector, .dev = dev};
+
+	if (kind == first_kind) {
+		if ((filter_dev && dev != filter_dev) || (filter_op && op != filter_op) ||
+		    bytes < min_bytes || (max_bytes && bytes > max_bytes)) {
+			count(3);
+			return 0;
+		}
+		if (sample_n > 1) {
+			__u32 idx = 1;
+			__u64 *n = bpf_map_lookup_elem(&counters, &idx);
+			if (!n)
+				return 0;
+			__u64 c = (*n)++;
+			if (c % sample_n)
+				return 0;
+		}
+		__u8 one = 1;
+		bpf_map_update_elem(&inflight, &k, &one, BPF_ANY);
+		count(2);
+	} else {
+		if (!bpf_map_lookup_elem(&inflight, &k))
+			return 0;
+		if (kind == last_kind)
+			bpf_map_delete_elem(&inflight, &k);
+	}
+
+	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(0);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->sector = sector;
+	e->dev = dev;
+	e->bytes = bytes;
+	e->cpu = bpf_get_smp_processor_id();
+	e->kind = kind;
+	e->op = op;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tracepoint/block/block_bio_queue")
+int bio_queue(void *ctx) { return handle(ctx, TP_BIO_QUEUE); }
+
+SEC("tracepoint/block/block_getrq")
+int getrq(void *ctx) { return handle(ctx, TP_GETRQ); }
+
+SEC("tracepoint/block/block_rq_insert")
+int rq_insert(void *ctx) { return handle(ctx, TP_RQ_INSERT); }
+
+SEC("tracepoint/block/block_rq_issue")
+int rq_issue(void *ctx) { return handle(ctx, TP_RQ_ISSUE); }
+
+SEC("tracepoint/block/block_rq_complete")
+int rq_complete(void *ctx) { return handle(ctx, TP_RQ_COMPLETE); }
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

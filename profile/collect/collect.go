@@ -1,0 +1,151 @@
+package collect
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dpperf/dpperf/profile/event"
+	"github.com/dpperf/dpperf/profile/path"
+)
+
+// Tracefs is where tracefs is mounted.
+var Tracefs = "/sys/kernel/tracing"
+
+// Config says what to collect.
+type Config struct {
+	Path     *path.Path
+	Dev      event.Dev // 0: any device
+	Op       event.Op  // with HasOp: only this type
+	HasOp    bool
+	MinBytes uint32
+	MaxBytes uint32 // 0: unbounded
+	Sample   uint32 // in-kernel 1-of-N sampling (BPF only)
+	BufferKB int    // kernel buffer size (ring buffer, or per CPU for tracefs)
+}
+
+// Status reports whether one path event could be attached.
+type Status struct {
+	Name     string
+	Probe    string
+	Attached bool
+	Reason   string
+}
+
+// Collector streams events from the kernel until closed.
+type Collector interface {
+	// Next blocks for the next event; it returns io.EOF once Close was
+	// called and buffered events are drained.
+	Next() (event.Event, error)
+	// Status lists every path event and whether it is attached.
+	Status() []Status
+	// Lost returns how many events the kernel dropped so far.
+	Lost() int64
+	// Close detaches everything. It is safe to call more than once.
+	Close() error
+}
+
+// ErrNotRoot is returned when attaching needs privileges the process lacks.
+var ErrNotRoot = errors.New("attaching to kernel tracepoints needs root (run dpperf profile run as root)")
+
+func needRoot() error {
+	if os.Geteuid() != 0 {
+		return ErrNotRoot
+	}
+	return nil
+}
+
+// ResolveDev turns "loop0", "/dev/loop0", "7,0" or "7:0" into a device
+// number; "" and "all" give 0 (any device).
+func ResolveDev(s string) (event.Dev, error) {
+	if s == "" || s == "all" {
+		return 0, nil
+	}
+	if d, err := event.ParseDev(s); err == nil {
+		return d, nil
+	}
+	name := filepath.Base(s)
+	data, err := os.ReadFile(filepath.Join("/sys/class/block", name, "dev"))
+	if err != nil {
+		return 0, fmt.Errorf("device %q: no block device of that name", s)
+	}
+	return event.ParseDev(strings.TrimSpace(string(data)))
+}
+
+// HaveKprobes reports whether the kernel offers kprobe events, and why not.
+func HaveKprobes() (bool, string) {
+	if _, err := os.Stat(filepath.Join(Tracefs, "kprobe_events")); err != nil {
+		return false, "kernel has no kprobes (no kprobe_events in tracefs; CONFIG_KPROBES off?)"
+	}
+	return true, ""
+}
+
+// kprobeStatus says whether fn can be probed.
+func kprobeStatus(fn string) (bool, string) {
+	if ok, why := HaveKprobes(); !ok {
+		return false, why
+	}
+	f, err := os.Open(filepath.Join(Tracefs, "available_filter_functions"))
+	if err != nil {
+		return false, "cannot list probe-able functions: " + err.Error()
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, _, _ := strings.Cut(sc.Text(), " ")
+		if name == fn {
+			return false, "kprobe argument decoding is not implemented for " + fn
+		}
+	}
+	return false, fn + " is not a probe-able symbol here (inlined or module not loaded)"
+}
+
+// tracepointFormat reads the field offsets of a tracepoint from tracefs.
+func tracepointFormat(system, name string) (map[string]uint32, error) {
+	f, err := os.Open(filepath.Join(Tracefs, "events", system, name, "format"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]uint32{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "field:") {
+			continue
+		}
+		parts := strings.Split(line, ";")
+		if len(parts) < 2 {
+			continue
+		}
+		decl := strings.Fields(strings.TrimPrefix(parts[0], "field:"))
+		if len(decl) == 0 {
+			continue
+		}
+		field := decl[len(decl)-1]
+		if i := strings.IndexByte(field, '['); i >= 0 {
+			field = field[:i]
+		}
+		off, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(parts[1]), "offset:"), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("format of %s:%s: bad offset in %q", system, name, line)
+		}
+		out[field] = uint32(off)
+	}
+	return out, sc.Err()
+}
+
+// EnsureTracefs mounts tracefs when it is not mounted yet.
+func EnsureTracefs() error {
+	if _, err := os.Stat(filepath.Join(Tracefs, "events")); err == nil {
+		return nil
+	}
+	if err := mountTracefs(Tracefs); err != nil {
+		return fmt.Errorf("mount tracefs on %s: %w", Tracefs, err)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package collect
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/dpperf/dpperf/profile/analyze"
+	"github.com/dpperf/dpperf/profile/path"
+)
+
+// These tests attach to the running kernel: they need root, and fio and
+// losetup (scripts/setup.sh installs fio). They profile fio on a loop
+// device backed by a file.
+
+func needLive(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("attaching to kernel tracepoints needs root")
+	}
+	for _, tool := range []string{"fio", "losetup"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not installed (run scripts/setup.sh): %v", tool, err)
+		}
+	}
+}
+
+// loopDevice makes a loop device over a file of random data and returns
+// its name ("loop3"); the device is detached when the test ends.
+func loopDevice(t *testing.T, mb int) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "disk.img")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(f, rand.Reader, int64(mb)<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, err := exec.Command("losetup", "--find", "--show", "--direct-io=on", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { exec.Command("losetup", "-d", dev).Run() })
+	return filepath.Base(dev)
+}
+
+func fio(dev string, bs string, depth int, secs float64) *exec.Cmd {
+	return exec.Command("fio", "--name=p", "--filename=/dev/"+dev, "--rw=randread", "--bs="+bs,
+		"--iodepth="+strconv.Itoa(depth), "--ioengine=libaio", "--direct=1", "--time_based",
+		"--runtime="+time.Duration(secs*float64(time.Second)).String(), "--output=/dev/null")
+}
+
+type stopper interface {
+	Collector
+	Stop()
+}
+
+// profile runs the workload commands under a collector and returns the
+// profile of the 4 KiB reads.
+func profile(t *testing.T, open func(Config) (stopper, error), dev string, cmds ...*exec.Cmd) *analyze.Profile {
+	t.Helper()
+	p, err := path.Builtin("block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ResolveDev(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := open(Config{Path: p, Dev: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer col.Close()
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	go func() {
+		for _, c := range cmds {
+			c.Wait()
+		}
+		col.Stop()
+	}()
+	a, st, err := analyze.Run(context.Background(), col, analyze.Options{Path: p, GroupBy: analyze.GroupBy{Type: true, Size: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := analyze.Summarize(a, p, 1)
+	pr.Counts = analyze.Counts{BuildStats: st, Lost: col.Lost()}
+	return pr
+}
+
+func group(t *testing.T, pr *analyze.Profile, key string) *analyze.Group {
+	t.Helper()
+	for i := range pr.Groups {
+		if pr.Groups[i].Key == key {
+			return &pr.Groups[i]
+		}
+	}
+	t.Fatalf("no group %q in %+v", key, pr.Groups)
+	return nil
+}
+
+func openBPF(c Config) (stopper, error)     { return OpenBPF(c) }
+func openTraceFS(c Config) (stopper, error) { return OpenTraceFS(c) }
+
+// ourPrograms counts loaded BPF programs named like ours.
+func ourPrograms(t *testing.T) int {
+	n := 0
+	for id := ebpf.ProgramID(0); ; {
+		next, err := ebpf.ProgramGetNextID(id)
+		if err != nil {
+			return n
+		}
+		id = next
+		prog, err := ebpf.NewProgramFromID(id)
+		if err != nil {
+			continue
+		}
+		if info, err := prog.Info(); err == nil {
+			for _, bt := range blockTracepoints {
+				if info.Name == bt.prog {
+					n++
+				}
+			}
+		}
+		prog.Close()
+	}
+}
+
+func TestBPFLoopDevice(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 32)
+	before := ourPrograms(t)
+	pr := profile(t, openBPF, dev, fio(dev, "4k", 1, 1))
+	g := group(t, pr, "read 4KiB")
+	if g.Requests < 500 {
+		t.Fatalf("only %d requests profiled", g.Requests)
+	}
+	names := map[string]*analyze.Stage{}
+	for i := range g.Stages {
+		names[g.Stages[i].Name] = &g.Stages[i]
+	}
+	d2c := names["D2C"]
+	if d2c == nil || names["Q2G"] == nil {
+		t.Fatalf("stages %v", g.Stages)
+	}
+	if d2c.Share < 0.5 || d2c.Latency.MinNS <= 0 {
+		t.Errorf("D2C share %.2f min %d: the device should dominate a loop device read", d2c.Share, d2c.Latency.MinNS)
+	}
+	if pr.Counts.Lost != 0 {
+		t.Errorf("lost %d events at iodepth 1", pr.Counts.Lost)
+	}
+	if after := ourPrograms(t); after != before {
+		t.Errorf("%d of our BPF programs still loaded after Close (before: %d)", after, before)
+	}
+}
+
+func TestTraceFSLoopDevice(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 32)
+	pr := profile(t, openTraceFS, dev, fio(dev, "4k", 4, 1))
+	g := group(t, pr, "read 4KiB")
+	if g.Requests < 500 || len(g.Stages) < 2 {
+		t.Fatalf("profile %+v", g)
+	}
+	inst := filepath.Join(Tracefs, "instances", "dpperf-"+strconv.Itoa(os.Getpid()))
+	if _, err := os.Stat(inst); err == nil {
+		t.Errorf("tracefs instance %s left behind", inst)
+	}
+}
+
+// The evidence: 4 KiB random reads at iodepth 32, then with a
+// second fio contending for the same device; compare names D2C.
+func TestContentionNamesDevice(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 64)
+	base := profile(t, openBPF, dev, fio(dev, "4k", 32, 1.5))
+	loaded := profile(t, openBPF, dev, fio(dev, "4k", 32, 1.5), fio(dev, "64k", 32, 1.5))
+	c := analyze.Compare(base, loaded, "base", "loaded")
+	var g *analyze.GroupCmp
+	for i := range c.Groups {
+		if c.Groups[i].Key == "read 4KiB" {
+			g = &c.Groups[i]
+		}
+	}
+	if g == nil {
+		t.Fatalf("no common 4 KiB group: %+v", c)
+	}
+	if len(g.Bottleneck) == 0 || g.Bottleneck[0] != "D2C" || g.Cause != "device" {
+		t.Errorf("bottleneck %v (%s), want D2C/device: %s", g.Bottleneck, g.Cause, g.Verdict)
+	}
+	if g.LAD <= 1.2 {
+		t.Errorf("contention raised the mean only by LAD %.2f", g.LAD)
+	}
+}
+
+func TestKprobesReported(t *testing.T) {
+	needLive(t)
+	p, err := path.Builtin("nvme-tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := OpenTraceFS(Config{Path: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer col.Close()
+	have, why := HaveKprobes()
+	for _, st := range col.Status() {
+		if st.Probe != "kprobe:nvmet_bdev_execute_rw" {
+			continue
+		}
+		if st.Attached {
+			t.Errorf("kprobe event reported attached")
+		}
+		if !have && st.Reason != why {
+			t.Errorf("reason %q, want %q", st.Reason, why)
+		}
+		return
+	}
+	t.Error("kprobe event missing from status")
+}
+
+func TestNotRootMessage(t *testing.T) {
+	if !strings.Contains(ErrNotRoot.Error(), "needs root") {
+		t.Errorf("message %q", ErrNotRoot)
+	}
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/profile/analyze"
+	"github.com/dpperf/dpperf/profile/path"
+	"github.com/dpperf/dpperf/profile/tracetext"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// profileOf analyzes a captured trace (fio on a loop device, Linux 6.18).
+func profileOf(t *testing.T, name string) *analyze.Profile {
+	t.Helper()
+	p, err := path.Builtin("block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := tracetext.OpenFiles([]string{filepath.Join("..", "testdata", name)}, p)
+	defer src.Close()
+	a, st, err := analyze.Run(context.Background(), src, analyze.Options{Path: p, GroupBy: analyze.GroupBy{Type: true, Size: true}, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := analyze.Summarize(a, p, 1)
+	pr.Source = name
+	pr.GroupBy = []string{"type", "size"}
+	pr.Counts = analyze.Counts{BuildStats: st, Analyzed: a.Records()}
+	for i, e := range p.Events {
+		pr.Events = append(pr.Events, analyze.EventInfo{Name: e.Name, Probe: e.Tracepoint, Observed: src.Seen()[i]})
+		if !src.Seen()[i] {
+			pr.Events[i].Reason = "not in the trace"
+		}
+	}
+	pr.SetEventCounts()
+	return pr
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run go test -update after checking:\n%s", name, got)
+	}
+}
+
+func TestGoldenProfiles(t *testing.T) {
+	for _, name := range []string{"block-qd1", "block-qd32", "block-qd32c"} {
+		t.Run(name, func(t *testing.T) {
+			pr := profileOf(t, name+".txt.gz")
+			var text, js bytes.Buffer
+			if err := Text(&text, pr, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := JSON(&js, pr); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, name+".txt", text.Bytes())
+			golden(t, name+".json", js.Bytes())
+			back, err := ReadProfile(&js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Groups[0].Latency.MeanNS != pr.Groups[0].Latency.MeanNS {
+				t.Error("JSON round trip changed the profile")
+			}
+		})
+	}
+}
+
+// The captured traces show the bottleneck the scenario was built for:
+// iodepth 32, then a second fio on the same loop device; compare must
+// name the device stage.
+func TestGoldenCompare(t *testing.T) {
+	base, loaded := profileOf(t, "block-qd1.txt.gz"), profileOf(t, "block-qd32c.txt.gz")
+	c := analyze.Compare(base, loaded, "block-qd1", "block-qd32c")
+	if len(c.Groups) != 1 || c.Groups[0].Key != "read 4KiB" {
+		t.Fatalf("groups %+v", c.Groups)
+	}
+	if b := c.Groups[0].Bottleneck; len(b) == 0 || b[0] != "D2C" || c.Groups[0].Cause != "device" {
+		t.Errorf("bottleneck %v cause %s, want D2C/device", b, c.Groups[0].Cause)
+	}
+	var text, html bytes.Buffer
+	if err := CompareText(&text, c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", text.Bytes())
+	if err := HTML(&html, loaded, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "D2C", "Latency amplification", "group read 4KiB", "not observed"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
+func TestReadProfileRejects(t *testing.T) {
+	for _, in := range []string{"", "{", `{"schema":"other/v1"}`, `[1,2]`} {
+		if _, err := ReadProfile(strings.NewReader(in)); err == nil {
+			t.Errorf("ReadProfile(%q) accepted", in)
+		}
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	p, _ := path.Builtin("block")
+	src := tracetext.OpenFiles([]string{"../testdata/block-qd1.txt.gz"}, p)
+	defer src.Close()
+	a, _, err := analyze.Run(context.Background(), src, analyze.Options{Path: p, GroupBy: analyze.GroupBy{Type: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteMetrics(&buf, a, p); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"# TYPE dpperf_profile_latency_seconds histogram",
+		`dpperf_profile_latency_seconds_count{path="block",group="read",stage="D2C"} 3000`,
+		`dpperf_profile_latency_seconds_bucket{path="block",group="read",stage="end-to-end",le="+Inf"} 3000`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	// Buckets are cumulative: never decreasing.
+	var prev float64 = -1
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, `stage="D2C",le=`) {
+			var v float64
+			if err := json.Unmarshal([]byte(line[strings.LastIndexByte(line, ' ')+1:]), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v < prev {
+				t.Fatalf("bucket decreases: %s", line)
+			}
+			prev = v
+		}
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(name, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return errors.New("boom")
+	})
+	if err == nil {
+		t.Fatal("error lost")
+	}
+	if data, _ := os.ReadFile(name); string(data) != "old" {
+		t.Errorf("failed write replaced the file: %q", data)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary file left behind: %v", ents)
+	}
+}

@@ -1,0 +1,157 @@
+// Package report renders profiles and comparisons for people (aligned
+// text, HTML) and machines (JSON, schema in schema.md). It only formats:
+// every number comes from package analyze.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dpperf/dpperf/profile/analyze"
+)
+
+// Columns selects the aggregators shown per distribution: "min", "avg",
+// "max" and percentiles "p50", "p99.9" ... Unknown names are ignored.
+type Columns []string
+
+// DefaultColumns are the columns of the text report.
+var DefaultColumns = Columns{"min", "avg", "p10", "p50", "p70", "p80", "p90", "p95", "p99", "p99.9", "max"}
+
+func (c Columns) values(d *analyze.Dist) []string {
+	var out []string
+	for _, name := range c {
+		switch name = strings.ToLower(name); {
+		case name == "min":
+			out = append(out, analyze.FormatNS(float64(d.MinNS)))
+		case name == "max":
+			out = append(out, analyze.FormatNS(float64(d.MaxNS)))
+		case name == "avg":
+			out = append(out, analyze.FormatNS(d.MeanNS))
+		case strings.HasPrefix(name, "p"):
+			p, err := strconv.ParseFloat(name[1:], 64)
+			if v := d.P(p); err == nil && v >= 0 {
+				out = append(out, analyze.FormatNS(float64(v)))
+			}
+		}
+	}
+	return out
+}
+
+func (c Columns) header() []string {
+	var out []string
+	for _, name := range c {
+		name = strings.ToLower(name)
+		if name == "min" || name == "max" || name == "avg" || (strings.HasPrefix(name, "p") && isPercentile(name[1:])) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func isPercentile(s string) bool {
+	p, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	for _, x := range analyze.Percentiles {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Text writes the profile as aligned tables.
+func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
+	if len(cols) == 0 {
+		cols = DefaultColumns
+	}
+	bw := &errWriter{w: w}
+	fmt.Fprintf(bw, "path %s, source %s, window %.3fs, sample 1/%d", p.Path, p.Source, p.Window.Seconds, p.Sample)
+	if p.Filter != "" {
+		fmt.Fprintf(bw, ", filter %s", p.Filter)
+	}
+	fmt.Fprintln(bw)
+	c := p.Counts
+	fmt.Fprintf(bw, "events %d, records %d complete, %d analyzed, %d open at end, %d orphan events, %d restarted, %d evicted, %d lost by the kernel\n",
+		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
+	var missing []string
+	for _, e := range p.Events {
+		if !e.Observed || e.Count == 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
+	}
+	for _, wmsg := range p.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", wmsg)
+	}
+	for i := range p.Groups {
+		g := &p.Groups[i]
+		fmt.Fprintf(bw, "\ngroup %s: %d requests, %.0f IOPS, %.1f MB/s, %.2f in flight on average\n", g.Key, g.Requests, g.IOPS, g.MBps, g.Occupancy)
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := append([]string{"stage", "queue", "cause", "count"}, cols.header()...)
+		head = append(head, "share", "occupancy", "")
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, s := range g.Stages {
+			name := s.Name
+			if s.Merged {
+				name += " (merged)"
+			}
+			row := append([]string{name, s.Queue, s.Cause, strconv.FormatUint(s.Latency.Count, 10)}, cols.values(&s.Latency)...)
+			row = append(row, fmt.Sprintf("%.1f%%", 100*s.Share), fmt.Sprintf("%.3f", s.Occupancy), "")
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		row := append([]string{"end-to-end", "", "", strconv.FormatUint(g.Latency.Count, 10)}, cols.values(&g.Latency)...)
+		row = append(row, "100.0%", fmt.Sprintf("%.3f", g.Occupancy), "")
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		tw.Flush()
+	}
+	return bw.err
+}
+
+// CompareText writes a comparison as aligned tables with the verdict.
+func CompareText(w io.Writer, c *analyze.Comparison) error {
+	bw := &errWriter{w: w}
+	fmt.Fprintf(bw, "base %s, loaded %s\n", c.Base, c.Loaded)
+	for _, u := range c.Unmatched {
+		fmt.Fprintf(bw, "unmatched group: %s\n", u)
+	}
+	for _, g := range c.Groups {
+		fmt.Fprintf(bw, "\ngroup %s: mean %s -> %s, LAD %.2f\n", g.Key, analyze.FormatNS(g.BaseMeanNS), analyze.FormatNS(g.LoadedMeanNS), g.LAD)
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "stage\tcause\tbase avg\tloaded avg\tLAD\tdelta\tshare of increase\t")
+		for _, s := range g.Stages {
+			lad := "n/a"
+			if s.LAD > 0 {
+				lad = fmt.Sprintf("%.2f", s.LAD)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t\n", s.Name, s.Cause, analyze.FormatNS(s.BaseMeanNS), analyze.FormatNS(s.LoadedMeanNS),
+				lad, analyze.FormatNS(s.DeltaNS), 100*s.ShareOfIncrease)
+		}
+		tw.Flush()
+		if len(g.Bottleneck) > 0 {
+			fmt.Fprintf(bw, "bottleneck: %s\n", strings.Join(g.Bottleneck, ", "))
+		}
+		fmt.Fprintf(bw, "verdict: %s\n", g.Verdict)
+	}
+	return bw.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
