@@ -63,6 +63,7 @@ const (
 	blockVarMinBytes    = "min_bytes"
 	blockVarSampleN     = "sample_n"
 	blockVarUnusedEvent = "unused_event"
+	blockVarWakeupBytes = "wakeup_bytes"
 )
 
 // loadBlock returns the embedded CollectionSpec for block.
@@ -137,6 +138,7 @@ type blockVariableSpecs struct {
 	MinBytes    *ebpf.VariableSpec `ebpf:"min_bytes"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
+	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
 // blockObjects contains all objects after they have been loaded into the kernel.
@@ -186,6 +188,7 @@ type blockVariables struct {
 	MinBytes    *ebpf.Variable `ebpf:"min_bytes"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
+	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 
 // blockPrograms contains all programs after they have been loaded into the kernel.

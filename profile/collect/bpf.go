@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -35,7 +37,13 @@ type BPF struct {
 	status []Status
 	once   sync.Once
 	rec    ringbuf.Record
+	done   chan struct{} // closed by Stop
+	stop   atomic.Bool
 }
+
+// pollEvery bounds how long an event waits in the ring buffer when the
+// kernel side does not wake the reader (it only does so per batch).
+const pollEvery = 100 * time.Millisecond
 
 // OpenBPF loads and attaches the programs the path needs. Paths with
 // events other than block:* tracepoints need the tracefs collector.
@@ -132,6 +140,19 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ring buffer: %w", err)
 	}
+	c.done = make(chan struct{})
+	go func() {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-t.C:
+				_ = c.rd.Flush()
+			}
+		}
+	}()
 	return c, nil
 }
 
@@ -160,6 +181,9 @@ func blockLayoutOf(name string) (blockLayout, error) {
 func (c *BPF) Next() (event.Event, error) {
 	for {
 		if err := c.rd.ReadInto(&c.rec); err != nil {
+			if errors.Is(err, ringbuf.ErrFlushed) && !c.stop.Load() {
+				continue // periodic poll: everything queued has been read
+			}
 			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
 				return event.Event{}, io.EOF
 			}
@@ -238,6 +262,10 @@ func (c *BPF) Stop() {
 			l.Close()
 		}
 		c.links = nil
+		c.stop.Store(true)
+		if c.done != nil {
+			close(c.done)
+		}
 		if c.rd != nil {
 			// Wake a blocked reader: it returns what is buffered, then
 			// ErrFlushed, which Next turns into io.EOF.

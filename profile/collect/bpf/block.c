@@ -4,8 +4,9 @@
 // kernel, whether a request is profiled (device, type, size filter and 1 of
 // N sampling) and records its (dev, sector) key in an LRU map; later events
 // are sent only for keys in that map, and the last event removes the key.
-// Events go to user space through a ring buffer; reservations that fail are
-// counted in a per-CPU array.
+// Events go to user space through a ring buffer, which wakes the reader
+// only once a batch is queued; reservations that fail are counted in a
+// per-CPU array.
 //
 // Field offsets inside the tracepoint records differ between kernel
 // versions; user space reads them from tracefs format files and sets the
@@ -56,6 +57,7 @@ volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
 volatile const __u32 min_bytes;
 volatile const __u32 max_bytes;     // 0: unbounded
 volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
+volatile const __u32 wakeup_bytes = 65536; // wake the reader once this much is queued
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -156,7 +158,10 @@ static __always_inline int handle(void *ctx, int tp)
 	e->kind = kind;
 	e->op = op;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	// Waking user space for every event costs more than the event; wake it
+	// when a batch is queued (it also polls on a timer).
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
 	return 0;
 }
 
