@@ -133,7 +133,7 @@ func TestBuilderJoinNVMe(t *testing.T) {
 	evs := []event.Event{
 		{TS: 100, QID: 2, CID: 7, CPU: 1, Op: event.OpRead, Kind: idx("QUEUE_RQ")},
 		{TS: 110, Dev: dev, Sector: 64, Bytes: 4096, Op: event.OpRead, CPU: 1, Kind: idx("BLK_ISSUE")}, // joins via CPU 1
-		{TS: 111, Dev: dev, Sector: 999, Bytes: 4096, CPU: 1, Kind: idx("BLK_ISSUE")},                 // no second join: orphan
+		{TS: 111, Dev: dev, Sector: 999, Bytes: 4096, CPU: 1, Kind: idx("BLK_ISSUE")},                  // no second join: orphan
 		{TS: 150, QID: 2, CID: 7, CPU: 0, Kind: idx("TARGET_RECV")},
 		{TS: 180, QID: 2, CID: 7, CPU: 0, Kind: idx("TARGET_DONE")},
 		{TS: 230, QID: 2, CID: 7, CPU: 1, Kind: idx("HOST_CQE")},

@@ -15,14 +15,13 @@ import (
 
 type blockEvent struct {
 	_      structs.HostLayout
-	Ts     uint64
+	Ts     [5]uint64
 	Sector uint64
 	Dev    uint32
 	Bytes  uint32
 	Cpu    uint16
-	Kind   uint8
 	Op     uint8
-	Pad    uint32
+	Pad    [5]uint8
 }
 
 type blockKey struct {
