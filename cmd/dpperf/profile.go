@@ -358,6 +358,19 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 			}
 		}
 	}
+	// The task's time window: wait for its start, stop at its end.
+	start, end := tk.Profiling.Window()
+	if !end.IsZero() && time.Now().After(end) {
+		return fail.Inputf(tf.task, "profiling.end %s is in the past", tk.Profiling.End)
+	}
+	if wait := time.Until(start); wait > 0 {
+		fmt.Fprintf(stderr, "profile: waiting %v for the window to start\n", wait.Round(time.Second))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	var col interface {
 		collect.Collector
 		Stop()
@@ -420,6 +433,10 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *duration > 0 {
 		runCtx, cancel = context.WithTimeout(runCtx, *duration)
+		defer cancel()
+	}
+	if !end.IsZero() {
+		runCtx, cancel = context.WithDeadline(runCtx, end)
 		defer cancel()
 	}
 	var cmdErr error

@@ -131,8 +131,9 @@ func TestBuilderJoinNVMe(t *testing.T) {
 	dev := event.MakeDev(259, 1)
 	idx := func(n string) uint8 { return uint8(p.EventIndex(n)) }
 	evs := []event.Event{
-		{TS: 100, Dev: dev, Sector: 64, Bytes: 4096, Op: event.OpRead, CPU: 1, Kind: idx("BLK_SUBMIT")},
-		{TS: 110, QID: 2, CID: 7, CPU: 1, Kind: idx("QUEUE_RQ")}, // joins via CPU 1
+		{TS: 100, QID: 2, CID: 7, CPU: 1, Op: event.OpRead, Kind: idx("QUEUE_RQ")},
+		{TS: 110, Dev: dev, Sector: 64, Bytes: 4096, Op: event.OpRead, CPU: 1, Kind: idx("BLK_ISSUE")}, // joins via CPU 1
+		{TS: 111, Dev: dev, Sector: 999, Bytes: 4096, CPU: 1, Kind: idx("BLK_ISSUE")},                  // no second join: orphan
 		{TS: 150, QID: 2, CID: 7, CPU: 0, Kind: idx("TARGET_RECV")},
 		{TS: 180, QID: 2, CID: 7, CPU: 0, Kind: idx("TARGET_DONE")},
 		{TS: 230, QID: 2, CID: 7, CPU: 1, Kind: idx("HOST_CQE")},
@@ -143,7 +144,7 @@ func TestBuilderJoinNVMe(t *testing.T) {
 		observed[i] = i != p.EventIndex("TARGET_EXEC") // kprobe: not available
 	}
 	a, st, err := Run(context.Background(), &sliceSource{evs: evs}, Options{Path: p, Observed: observed, GroupBy: GroupBy{Type: true}})
-	if err != nil || st.Records != 1 {
+	if err != nil || st.Records != 1 || st.Orphans != 1 {
 		t.Fatalf("records %+v err %v", st, err)
 	}
 	g := Summarize(a, p, 1).Groups[0]
@@ -151,7 +152,7 @@ func TestBuilderJoinNVMe(t *testing.T) {
 	for _, s := range g.Stages {
 		got[s.Name] = s.Latency.MeanNS
 	}
-	want := map[string]float64{"host-submit": 10, "send-net-recv": 40, "target-queue+target-device": 30, "resp-net-recv": 50, "host-complete": 5}
+	want := map[string]float64{"host-issue": 10, "send-net-recv": 40, "target-queue+target-device": 30, "resp-net-recv": 50, "host-complete": 5}
 	if len(got) != len(want) {
 		t.Fatalf("stages %v, want %v", got, want)
 	}
@@ -161,7 +162,7 @@ func TestBuilderJoinNVMe(t *testing.T) {
 		}
 	}
 	if g.Key != "read" {
-		t.Errorf("group %q: the op from the block event should carry over", g.Key)
+		t.Errorf("group %q: the op of the command should carry over", g.Key)
 	}
 }
 

@@ -159,6 +159,9 @@ func (b *Builder) Add(ev event.Event) *Record {
 		if j := b.p.Events[kind].Join; j != "" {
 			if slot := int(ev.CPU)*path.MaxEvents + b.p.EventIndex(j); slot < len(b.byCPU) {
 				r = b.byCPU[slot]
+				if r != nil { // one join per passage of the joined event
+					b.byCPU[slot], r.slot = nil, -1
+				}
 			}
 			if r != nil {
 				b.index(r, k)

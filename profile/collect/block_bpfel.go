@@ -15,14 +15,13 @@ import (
 
 type blockEvent struct {
 	_      structs.HostLayout
-	Ts     uint64
+	Ts     [5]uint64
 	Sector uint64
 	Dev    uint32
 	Bytes  uint32
 	Cpu    uint16
-	Kind   uint8
 	Op     uint8
-	Pad    uint32
+	Pad    [5]uint8
 }
 
 type blockKey struct {
@@ -63,6 +62,7 @@ const (
 	blockVarMinBytes    = "min_bytes"
 	blockVarSampleN     = "sample_n"
 	blockVarUnusedEvent = "unused_event"
+	blockVarWakeupBytes = "wakeup_bytes"
 )
 
 // loadBlock returns the embedded CollectionSpec for block.
@@ -137,6 +137,7 @@ type blockVariableSpecs struct {
 	MinBytes    *ebpf.VariableSpec `ebpf:"min_bytes"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
+	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
 
 // blockObjects contains all objects after they have been loaded into the kernel.
@@ -186,6 +187,7 @@ type blockVariables struct {
 	MinBytes    *ebpf.Variable `ebpf:"min_bytes"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
+	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }
 
 // blockPrograms contains all programs after they have been loaded into the kernel.

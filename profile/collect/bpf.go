@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -35,7 +37,15 @@ type BPF struct {
 	status []Status
 	once   sync.Once
 	rec    ringbuf.Record
+	done   chan struct{} // closed by Stop
+	stop   atomic.Bool
+	kinds  [5]uint8      // path event index per tracepoint
+	queue  []event.Event // events of the last record not yet returned
 }
+
+// pollEvery bounds how long an event waits in the ring buffer when the
+// kernel side does not wake the reader (it only does so per batch).
+const pollEvery = 100 * time.Millisecond
 
 // OpenBPF loads and attaches the programs the path needs. Paths with
 // events other than block:* tracepoints need the tracefs collector.
@@ -109,6 +119,7 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 		}
 		spec.Maps["events"].MaxEntries = size
 	}
+	c.kinds = kinds
 	c.coll, err = ebpf.NewCollection(spec)
 	if err != nil {
 		return nil, fmt.Errorf("load bpf programs: %w", err)
@@ -132,6 +143,19 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ring buffer: %w", err)
 	}
+	c.done = make(chan struct{})
+	go func() {
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-t.C:
+				_ = c.rd.Flush()
+			}
+		}
+	}()
 	return c, nil
 }
 
@@ -156,37 +180,58 @@ func blockLayoutOf(name string) (blockLayout, error) {
 	return l, nil
 }
 
-// Next returns the next event; io.EOF after Close.
+// Next returns the next event; io.EOF after Stop once the ring buffer is
+// drained. The kernel sends one record per finished request; Next returns
+// its events in path order.
 func (c *BPF) Next() (event.Event, error) {
-	for {
+	for len(c.queue) == 0 {
 		if err := c.rd.ReadInto(&c.rec); err != nil {
+			if errors.Is(err, ringbuf.ErrFlushed) && !c.stop.Load() {
+				continue // periodic poll: everything queued has been read
+			}
 			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
 				return event.Event{}, io.EOF
 			}
 			return event.Event{}, fmt.Errorf("read ring buffer: %w", err)
 		}
-		if ev, ok := decodeBlockEvent(c.rec.RawSample); ok {
-			return ev, nil
-		}
+		c.queue = decodeBlockRecord(c.rec.RawSample, &c.kinds, c.queue[:0])
 	}
+	ev := c.queue[0]
+	c.queue = c.queue[1:]
+	return ev, nil
 }
 
-// decodeBlockEvent decodes struct event of bpf/block.c (32 bytes, little
-// endian on the architectures bpf2go built for).
-func decodeBlockEvent(b []byte) (event.Event, bool) {
-	if len(b) < 28 {
-		return event.Event{}, false
+// decodeBlockRecord turns struct event of bpf/block.c (64 bytes, little
+// endian on the architectures bpf2go built for) into the events of the
+// request, in path order.
+func decodeBlockRecord(b []byte, kinds *[5]uint8, out []event.Event) []event.Event {
+	if len(b) < 59 {
+		return out
 	}
 	le := binary.LittleEndian
-	return event.Event{
-		TS:     int64(le.Uint64(b[0:])),
-		Sector: le.Uint64(b[8:]),
-		Dev:    event.Dev(le.Uint32(b[16:])),
-		Bytes:  le.Uint32(b[20:]),
-		CPU:    le.Uint16(b[24:]),
-		Kind:   b[26],
-		Op:     event.Op(b[27]),
-	}, true
+	base := event.Event{
+		Sector: le.Uint64(b[40:]),
+		Dev:    event.Dev(le.Uint32(b[48:])),
+		Bytes:  le.Uint32(b[52:]),
+		CPU:    le.Uint16(b[56:]),
+		Op:     event.Op(b[58]),
+	}
+	for tp := range kinds {
+		ts := int64(le.Uint64(b[8*tp:]))
+		if ts == 0 || kinds[tp] == noKind {
+			continue
+		}
+		ev := base
+		ev.TS, ev.Kind = ts, kinds[tp]
+		// Insertion keeps path order (at most five events).
+		i := len(out)
+		out = append(out, ev)
+		for ; i > 0 && out[i-1].Kind > ev.Kind; i-- {
+			out[i] = out[i-1]
+		}
+		out[i] = ev
+	}
+	return out
 }
 
 // Status lists the path events and whether they are attached.
@@ -238,6 +283,10 @@ func (c *BPF) Stop() {
 			l.Close()
 		}
 		c.links = nil
+		c.stop.Store(true)
+		if c.done != nil {
+			close(c.done)
+		}
 		if c.rd != nil {
 			// Wake a blocked reader: it returns what is buffered, then
 			// ErrFlushed, which Next turns into io.EOF.

@@ -1,9 +1,10 @@
 // Package collect attaches to the running kernel and streams path events:
 // BPF programs on the block tracepoints (built from bpf/block.c with
 // bpf2go, loaded with cilium/ebpf, filtering and 1-of-N sampling in the
-// kernel, events through a ring buffer) or, for any path, a private tracefs
-// instance whose text is parsed by package tracetext. Everything it
-// attaches is detached by Close, also after errors and on cancellation.
+// kernel, one record per finished request through a ring buffer) or, for
+// any path, a private tracefs instance whose text is parsed by package
+// tracetext. Everything it attaches is detached by Close, also after
+// errors and on cancellation.
 // Attaching needs root.
 //
 // Kprobe events are attached only where the kernel has kprobes; otherwise

@@ -33,11 +33,11 @@ func TestBuiltins(t *testing.T) {
 		t.Errorf("MergedName: %q %q", b.MergedName(1, 3), b.MergedName(3, 4))
 	}
 	n, _ := Builtin("nvme-tcp")
-	if k := n.EventKey(n.EventIndex("QUEUE_RQ")); strings.Join(k, ",") != "qid,cid" {
-		t.Errorf("QUEUE_RQ key %v", k)
+	if k := n.EventKey(n.EventIndex("BLK_ISSUE")); strings.Join(k, ",") != "dev,sector" {
+		t.Errorf("BLK_ISSUE key %v", k)
 	}
-	if k := n.EventKey(0); strings.Join(k, ",") != "dev,sector" {
-		t.Errorf("BLK_SUBMIT key %v", k)
+	if k := n.EventKey(0); strings.Join(k, ",") != "qid,cid" {
+		t.Errorf("QUEUE_RQ key %v", k)
 	}
 	if _, err := Builtin("nope"); err == nil || !strings.Contains(err.Error(), "block, nvme-tcp") {
 		t.Errorf("Builtin(nope) = %v", err)

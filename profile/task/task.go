@@ -266,3 +266,15 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	*d = Duration(v)
 	return nil
 }
+
+// Window returns the profiling window in local time; zero times mean
+// unbounded.
+func (p *Profiling) Window() (start, end time.Time) {
+	if p.Start != "" {
+		start, _ = time.ParseInLocation(time.DateTime, p.Start, time.Local)
+	}
+	if p.End != "" {
+		end, _ = time.ParseInLocation(time.DateTime, p.End, time.Local)
+	}
+	return start, end
+}

@@ -90,8 +90,8 @@ func TestBlockLines(t *testing.T) {
 
 // nvme and nvmet lines in the TP_printk formats of Linux 6.1.
 const nvmeText = `
- fio-300 [001] ..... 50.000100: block_rq_issue: 259,1 R 4096 () 0 + 8 [fio]
- fio-300 [001] ..... 50.000101: nvme_setup_cmd: nvme1: disk=nvme1n1, qid=2, cmdid=16385, nsid=1, flags=0x0, meta=0x0, cmd=(nvme_cmd_read slba=0, len=7, ctrl=0x0, dsmgmt=0, reftag=0)
+ fio-300 [001] ..... 50.000100: nvme_setup_cmd: nvme1: disk=nvme1n1, qid=2, cmdid=16385, nsid=1, flags=0x0, meta=0x0, cmd=(nvme_cmd_read slba=0, len=7, ctrl=0x0, dsmgmt=0, reftag=0)
+ fio-300 [001] ..... 50.000101: block_rq_issue: 259,1 R 4096 () 0 + 8 [fio]
  kworker/1:1H-90 [001] ..... 50.000150: nvmet_req_init: nvmet1: disk=/dev/nullb0, qid=2, cmdid=16385, nsid=1, flags=0x0, meta=0x0, cmd=(nvme_cmd_read slba=0, len=7, ctrl=0x0, dsmgmt=0, reftag=0)
  kworker/1:1H-90 [001] ..... 50.000170: nvmet_req_complete: nvmet1: disk=/dev/nullb0, qid=2, cmdid=16385, res=0x0, status=0x0
  kworker/1:1H-91 [001] ..s.. 50.000220: nvme_complete_rq: nvme1: disk=nvme1n1, qid=2, cmdid=16385, res=0x0, retries=0, flags=0x0, status=0x0
@@ -107,7 +107,7 @@ func TestNVMeLines(t *testing.T) {
 	if len(evs) != 6 {
 		t.Fatalf("got %d events", len(evs))
 	}
-	q := evs[1]
+	q := evs[0]
 	if q.Kind != uint8(p.EventIndex("QUEUE_RQ")) || q.QID != 2 || q.CID != 16385 || q.Op != event.OpRead {
 		t.Errorf("setup_cmd = %+v", q)
 	}

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Block-layer request events for dpperf profile. Each block tracepoint the
+// Block-layer request records for dpperf profile. Each block tracepoint the
 // path uses gets one program. The first event of the path decides, in the
 // kernel, whether a request is profiled (device, type, size filter and 1 of
-// N sampling) and records its (dev, sector) key in an LRU map; later events
-// are sent only for keys in that map, and the last event removes the key.
-// Events go to user space through a ring buffer; reservations that fail are
-// counted in a per-CPU array.
+// N sampling) and starts its record in an LRU map keyed by (dev, sector);
+// later events add their timestamp to the record, and the last event sends
+// the whole record (one ring buffer entry per request, not per event) and
+// removes it.
+// Events go to user space through a ring buffer, which wakes the reader
+// only once a batch is queued; reservations that fail are counted in a
+// per-CPU array.
 //
 // Field offsets inside the tracepoint records differ between kernel
 // versions; user space reads them from tracefs format files and sets the
@@ -15,15 +18,17 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#define TP_COUNT 5
+
+// One finished request: the time it passed each tracepoint (0: not seen).
 struct event {
-	__u64 ts;
+	__u64 ts[TP_COUNT];
 	__u64 sector;
 	__u32 dev;
 	__u32 bytes;
 	__u16 cpu;
-	__u8 kind;
 	__u8 op;
-	__u32 pad;
+	__u8 pad[5];
 };
 
 struct key {
@@ -56,6 +61,7 @@ volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
 volatile const __u32 min_bytes;
 volatile const __u32 max_bytes;     // 0: unbounded
 volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
+volatile const __u32 wakeup_bytes = 65536; // wake the reader once this much is queued
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -66,7 +72,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct key);
-	__type(value, __u8);
+	__type(value, struct event);
 } inflight SEC(".maps");
 
 // Index 0: events lost (ring buffer full); 1: sampling counter;
@@ -133,30 +139,35 @@ static __always_inline int handle(void *ctx, int tp)
 			if (c % sample_n)
 				return 0;
 		}
-		__u8 one = 1;
-		bpf_map_update_elem(&inflight, &k, &one, BPF_ANY);
+		struct event e = {.sector = sector, .dev = dev, .bytes = bytes, .op = op};
+		e.cpu = bpf_get_smp_processor_id();
+		if (tp < TP_COUNT)
+			e.ts[tp] = bpf_ktime_get_ns();
+		bpf_map_update_elem(&inflight, &k, &e, BPF_ANY);
 		count(2);
-	} else {
-		if (!bpf_map_lookup_elem(&inflight, &k))
-			return 0;
-		if (kind == last_kind)
-			bpf_map_delete_elem(&inflight, &k);
+		return 0;
 	}
+
+	struct event *r = bpf_map_lookup_elem(&inflight, &k);
+	if (!r)
+		return 0;
+	if (tp < TP_COUNT)
+		r->ts[tp] = bpf_ktime_get_ns();
+	if (kind != last_kind)
+		return 0;
 
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(0);
+		bpf_map_delete_elem(&inflight, &k);
 		return 0;
 	}
-	e->ts = bpf_ktime_get_ns();
-	e->sector = sector;
-	e->dev = dev;
-	e->bytes = bytes;
-	e->cpu = bpf_get_smp_processor_id();
-	e->kind = kind;
-	e->op = op;
-	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	__builtin_memcpy(e, r, sizeof(*e));
+	bpf_map_delete_elem(&inflight, &k);
+	// Waking user space for every request costs more than the request;
+	// wake it when a batch is queued (it also polls on a timer).
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
 	return 0;
 }
 

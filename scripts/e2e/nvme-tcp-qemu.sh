@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# NVMe over TCP for real: boots Debian's linux-image-6.1 kernel under qemu
+# (software emulation), with a small root filesystem built from Debian
+# packages (busybox-static, fio, nvme-cli and their libraries, the kernel's
+# nvme/nvmet/null_blk modules) in an initramfs. Inside, it exports a
+# null_blk namespace over nvmet-tcp on 127.0.0.1, connects with nvme-cli,
+# and runs `dpperf profile` (nvme-tcp path, tracefs collector) around fio:
+# 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while a
+# local fio on the target saturates the namespace. Reports are printed to
+# the serial console between markers and copied into OUT (default
+# examples/profile/nvme-tcp); the comparison runs on the host.
+# Needs root (apt), network access to the Debian mirror the first time.
+set -euo pipefail
+
+out=${1:-examples/profile/nvme-tcp}
+work=${WORK:-build/nvme-tcp}
+mkdir -p "$work" "$out"
+work=$(cd "$work" && pwd)
+
+have() { command -v "$1" >/dev/null 2>&1; }
+pkgs=()
+have qemu-system-x86_64 || pkgs+=(qemu-system-x86)
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx insmod || pkgs+=(busybox-static)
+have nvme || pkgs+=(nvme-cli)
+have fio || pkgs+=(fio)
+have cpio || pkgs+=(cpio)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  echo "nvme-tcp: installing ${pkgs[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+
+# The newest Debian 6.1 kernel image package; fetched, not installed.
+kpkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | awk '{print $1}' | sort -V | tail -1)
+kver=${kpkg#linux-image-}; kver=${kver%-unsigned}
+if [ ! -d "$work/kernel/lib/modules/$kver" ]; then
+  echo "nvme-tcp: fetching $kpkg" >&2
+  (cd "$work" && apt-get download -q "$kpkg" >/dev/null)
+  rm -rf "$work/kernel" && dpkg-deb -x "$work"/"${kpkg}"_*.deb "$work/kernel"
+fi
+moddir=$work/kernel/lib/modules/$kver
+
+root=$work/root
+rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,out,lib/mods}
+cp /bin/busybox "$root/bin/busybox"
+CGO_ENABLED=0 go build -o "$root/bin/dpperf" ./cmd/dpperf
+for b in fio nvme; do
+  cp "$(command -v $b)" "$root/bin/"
+  ldd "$(command -v $b)" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
+    cp -L --parents "$lib" "$root"
+  done
+done
+# Modules in dependency order (deps first), decompressed for busybox insmod.
+want="null_blk nvmet nvmet-tcp nvme-tcp"
+order=$(awk -v want="$want" '
+  { split($0, a, ":"); mod=a[1]; n=split(a[2], d, " "); deps[mod]=""; for (i=1;i<=n;i++) deps[mod]=deps[mod] " " d[i]
+    name=mod; sub(/.*\//, "", name); sub(/\.ko.*/, "", name); gsub("_", "-", name); path[name]=mod }
+  function visit(m,   i, n, d) { if (seen[m]++) return; n=split(deps[m], d, " "); for (i=1;i<=n;i++) visit(d[i]); print m }
+  END { n=split(want, w, " "); for (i=1;i<=n;i++) { k=w[i]; gsub("_", "-", k); visit(path[k]) } }' "$moddir/modules.dep")
+i=10
+for m in $order; do
+  base=$(basename "$m"); base=${base%%.ko*}
+  case $m in
+    *.xz) xz -dc "$moddir/$m" > "$root/lib/mods/$i-$base.ko" ;;
+    *.zst) zstd -qdc "$moddir/$m" > "$root/lib/mods/$i-$base.ko" ;;
+    *) cp "$moddir/$m" "$root/lib/mods/$i-$base.ko" ;;
+  esac
+  i=$((i+1))
+done
+
+cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mount -t tracefs nodev /sys/kernel/tracing; mount -t configfs none /sys/kernel/config
+ip link set lo up
+for m in /lib/mods/*.ko; do
+  case $m in
+    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=200000 hw_queue_depth=8 submit_queues=1 ;;
+    *) insmod $m ;;
+  esac
+done
+cfg=/sys/kernel/config/nvmet
+mkdir $cfg/subsystems/dpperf; echo 1 > $cfg/subsystems/dpperf/attr_allow_any_host
+mkdir $cfg/subsystems/dpperf/namespaces/1
+echo -n /dev/nullb0 > $cfg/subsystems/dpperf/namespaces/1/device_path
+echo 1 > $cfg/subsystems/dpperf/namespaces/1/enable
+mkdir $cfg/ports/1
+echo 127.0.0.1 > $cfg/ports/1/addr_traddr; echo tcp > $cfg/ports/1/addr_trtype
+echo 4420 > $cfg/ports/1/addr_trsvcid; echo ipv4 > $cfg/ports/1/addr_adrfam
+ln -s $cfg/subsystems/dpperf $cfg/ports/1/subsystems/dpperf
+nvme connect -t tcp -a 127.0.0.1 -s 4420 -n dpperf --hostnqn=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001 ||
+  echo "transport=tcp,traddr=127.0.0.1,trsvcid=4420,nqn=dpperf" > /dev/nvme-fabrics
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/nvme0n1 ] && break; sleep 1; done
+uname -r; ls -l /dev/nvme0n1 /dev/nullb0
+ls /sys/kernel/tracing/events/nvme /sys/kernel/tracing/events/nvmet
+f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --name=x"
+P="dpperf profile run --path nvme-tcp --collector tracefs --dev nvme0n1 -q"
+$P --json /out/read4k.json -o /out/read4k.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
+$P --json /out/write128k.json -o /out/write128k.txt -- fio $f --rw=randwrite --bs=128k --iodepth=1 --runtime=4
+$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- sh -c "fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --name=local --rw=randread --bs=64k --iodepth=32 --runtime=5 & sleep 0.5; fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4; wait"
+for x in /out/*; do echo "=====BEGIN $(basename $x)====="; cat $x; echo "=====END====="; done
+echo "=====DONE====="
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+
+echo "nvme-tcp: booting $kver under qemu (tcg)" >&2
+timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -nographic -no-reboot \
+  -kernel "$work/kernel/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
+  -append "console=ttyS0 quiet panic=-1 rdinit=/init" > "$work/console.log" 2>&1 || true
+grep -q "=====DONE=====" "$work/console.log" || { echo "nvme-tcp: the guest did not finish; see $work/console.log" >&2; tail -30 "$work/console.log" >&2; exit 1; }
+tr -d '\r' < "$work/console.log" | awk -v out="$out" '
+  /^=====BEGIN .*=====$/ { f=$2; sub(/=+$/, "", f); file=out "/" f; printf "" > file; next }
+  /^=====END=====$/ { close(file); file=""; next }
+  file != "" { print >> file }'
+bin=bin/dpperf; [ -x $bin ] || go build -o $bin ./cmd/dpperf
+$bin profile compare "$out/read4k.json" "$out/read4k-contended.json" | tee "$out/compare.txt"
