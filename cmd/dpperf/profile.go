@@ -322,6 +322,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
+	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint")
 	// Everything after "--" is the command to profile, flags included.
 	var cmdArgs []string
 	for i, a := range args {
@@ -345,7 +346,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail.Input(tf.task, err)
 	}
-	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB}
+	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB, Programs: *progs}
 	cfg.Op, cfg.HasOp = tk.Workload.Op()
 	lo, hi := tk.Workload.SizeRange()
 	cfg.MinBytes, cfg.MaxBytes = uint32(lo), uint32(hi)
@@ -466,6 +467,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
 	prof.Source = kind
+	if b, ok := col.(*collect.BPF); ok {
+		prof.Source += " (" + b.Programs() + ")"
+	}
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: col.Lost(), Analyzed: agg.Records()}

@@ -26,6 +26,7 @@ type Config struct {
 	MaxBytes uint32 // 0: unbounded
 	Sample   uint32 // in-kernel 1-of-N sampling (BPF only)
 	BufferKB int    // kernel buffer size (ring buffer, or per CPU for tracefs)
+	Programs string // BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint
 }
 
 // Status reports whether one path event could be attached.
