@@ -75,7 +75,7 @@ type taskFlags struct {
 }
 
 func (t *taskFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.task, "task", "", "task specification (YAML); flags below override it")
+	fs.StringVar(&t.task, "task", "", "task specification (YAML, or the original profiler's .ini); flags below override it")
 	fs.StringVar(&t.path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
 	fs.StringVar(&t.dev, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
 	fs.StringVar(&t.typ, "type", "", "only this I/O type: read, write or any")
@@ -93,7 +93,11 @@ func (t *taskFlags) load() (*task.Task, *path.Path, error) {
 		if err != nil {
 			return nil, nil, fail.Input(t.task, err)
 		}
-		if tk, err = task.Parse(data); err != nil {
+		parse := task.Parse
+		if strings.HasSuffix(t.task, ".ini") {
+			parse = task.ParseINI // the original profiler's format
+		}
+		if tk, err = parse(data); err != nil {
 			return nil, nil, fail.Input(t.task, err)
 		}
 	}
