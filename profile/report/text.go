@@ -75,20 +75,8 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		fmt.Fprintf(bw, ", filter %s", p.Filter)
 	}
 	fmt.Fprintln(bw)
-	c := p.Counts
-	fmt.Fprintf(bw, "events %d, records %d complete, %d analyzed, %d open at end, %d orphan events, %d restarted, %d evicted, %d lost by the kernel\n",
-		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
-	var missing []string
-	for _, e := range p.Events {
-		if !e.Observed || e.Count == 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
-	}
-	for _, wmsg := range p.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", wmsg)
+	if p.Source != "interval" { // online reports: the totals come at the end
+		countsText(bw, p)
 	}
 	for i := range p.Groups {
 		g := &p.Groups[i]
@@ -112,6 +100,26 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		tw.Flush()
 	}
 	return bw.err
+}
+
+// countsText writes the bookkeeping lines: counts, unobserved events,
+// warnings.
+func countsText(bw io.Writer, p *analyze.Profile) {
+	c := p.Counts
+	fmt.Fprintf(bw, "events %d, records %d complete, %d analyzed, %d open at end, %d orphan events, %d restarted, %d evicted, %d lost by the kernel\n",
+		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
+	var missing []string
+	for _, e := range p.Events {
+		if !e.Observed || e.Count == 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
+	}
+	for _, wmsg := range p.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", wmsg)
+	}
 }
 
 // CompareText writes a comparison as aligned tables with the verdict.
