@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/collect"
-	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/profile/report"
 	"github.com/dpperf/dpperf/profile/task"
@@ -69,78 +69,30 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 
 // taskFlags override fields of the task file.
 type taskFlags struct {
-	task, path, dev, typ, size, group string
-	sample                            uint
-	interval                          time.Duration
+	task string
+	o    task.Overrides
 }
 
 func (t *taskFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.task, "task", "", "task specification (YAML, or the original profiler's .ini); flags below override it")
-	fs.StringVar(&t.path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
-	fs.StringVar(&t.dev, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
-	fs.StringVar(&t.typ, "type", "", "only this I/O type: read, write or any")
-	fs.StringVar(&t.size, "size", "", "only this request size (4K) or range (4K-128K)")
-	fs.StringVar(&t.group, "group", "", "group by, comma-separated: type,size,session,cpu")
-	fs.UintVar(&t.sample, "sample", 0, "keep 1 of N requests")
-	fs.DurationVar(&t.interval, "interval", 0, "online mode: print a report every interval")
+	fs.StringVar(&t.o.Path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
+	fs.StringVar(&t.o.Device, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
+	fs.StringVar(&t.o.Type, "type", "", "only this I/O type: read, write or any")
+	fs.StringVar(&t.o.Size, "size", "", "only this request size (4K) or range (4K-128K)")
+	fs.StringVar(&t.o.GroupBy, "group", "", "group by, comma-separated: type,size,session,cpu")
+	fs.UintVar(&t.o.Sample, "sample", 0, "keep 1 of N requests")
+	fs.DurationVar(&t.o.Interval, "interval", 0, "online mode: print a report every interval")
 }
 
 // load returns the task with flag overrides applied and the path.
 func (t *taskFlags) load() (*task.Task, *path.Path, error) {
-	tk := task.Default()
-	if t.task != "" {
-		data, err := os.ReadFile(t.task)
-		if err != nil {
-			return nil, nil, fail.Input(t.task, err)
+	tk, err := task.Load(t.task, t.o)
+	if err != nil {
+		var fe *task.FlagError
+		if errors.As(err, &fe) {
+			return nil, nil, fail.Usagef("%v", err)
 		}
-		parse := task.Parse
-		if strings.HasSuffix(t.task, ".ini") {
-			parse = task.ParseINI // the original profiler's format
-		}
-		if tk, err = parse(data); err != nil {
-			return nil, nil, fail.Input(t.task, err)
-		}
-	}
-	if t.path != "" {
-		tk.Path = t.path
-	}
-	if t.dev != "" {
-		tk.Workload.Device = t.dev
-	}
-	if t.typ != "" {
-		if _, err := event.ParseOp(t.typ); err != nil && t.typ != "any" {
-			return nil, nil, fail.Usagef("-type: %v", err)
-		}
-		tk.Workload.Type = t.typ
-	}
-	if t.size != "" {
-		lo, hi, isRange := strings.Cut(t.size, "-")
-		a, err := task.ParseSize(lo)
-		if err != nil {
-			return nil, nil, fail.Usagef("-size: %v", err)
-		}
-		tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = a, 0, 0
-		if isRange {
-			b, err := task.ParseSize(hi)
-			if err != nil || b < a {
-				return nil, nil, fail.Usagef("-size: bad range %q", t.size)
-			}
-			tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = 0, a, b
-		}
-	}
-	if t.group != "" {
-		tk.Report.GroupBy = strings.Split(t.group, ",")
-		for _, g := range tk.Report.GroupBy {
-			if g != "type" && g != "size" && g != "session" && g != "cpu" {
-				return nil, nil, fail.Usagef("-group: unknown %q (want type, size, session, cpu)", g)
-			}
-		}
-	}
-	if t.sample > 0 {
-		tk.Profiling.Sample = uint32(t.sample)
-	}
-	if t.interval > 0 {
-		tk.Profiling.Mode, tk.Profiling.Interval = "online", task.Duration(t.interval)
+		return nil, nil, fail.Input(t.task, err)
 	}
 	p, err := path.Lookup(tk.Path)
 	if err != nil {
