@@ -279,6 +279,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
 	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint")
+	bpfStats := fs.Bool("bpf-stats", false, "measure the kernel-side run time of the BPF programs")
 	// Everything after "--" is the command to profile, flags included.
 	var cmdArgs []string
 	for i, a := range args {
@@ -302,7 +303,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail.Input(tf.task, err)
 	}
-	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB, Programs: *progs}
+	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB, Programs: *progs, Stats: *bpfStats}
 	cfg.Op, cfg.HasOp = tk.Workload.Op()
 	lo, hi := tk.Workload.SizeRange()
 	cfg.MinBytes, cfg.MaxBytes = uint32(lo), uint32(hi)
@@ -425,6 +426,16 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.Source = kind
 	if b, ok := col.(*collect.BPF); ok {
 		prof.Source += " (" + b.Programs() + ")"
+		if runs, total := b.Cost(); *bpfStats && runs > 0 {
+			k := &analyze.CollectorCost{Runs: runs, TotalNS: total.Nanoseconds(), NSPerRun: float64(total.Nanoseconds()) / float64(runs)}
+			if stats.Records > 0 {
+				k.NSPerReq = float64(total.Nanoseconds()) / float64(stats.Records)
+			}
+			if prof.Window.Seconds > 0 {
+				k.CPUPercent = 100 * total.Seconds() / prof.Window.Seconds
+			}
+			prof.Collector = k
+		}
 	}
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy

@@ -27,6 +27,18 @@ type Profile struct {
 	Counts   Counts      `json:"counts"`
 	Groups   []Group     `json:"groups"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Collector is the kernel-side cost of the BPF collector, when measured.
+	Collector *CollectorCost `json:"collector,omitempty"`
+}
+
+// CollectorCost is the run time of the collector's BPF programs as the
+// kernel's statistics count it.
+type CollectorCost struct {
+	Runs       uint64  `json:"runs"`
+	TotalNS    int64   `json:"total_ns"`
+	NSPerRun   float64 `json:"ns_per_run"`
+	NSPerReq   float64 `json:"ns_per_request"` // per complete record
+	CPUPercent float64 `json:"cpu_percent"`    // of one CPU over the window
 }
 
 // Window is the time span covered by the records.

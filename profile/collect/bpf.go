@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
 
 	"github.com/dpperf/dpperf/profile/event"
 )
@@ -49,6 +50,22 @@ type BPF struct {
 	kinds  [5]uint8      // path event index per tracepoint
 	queue  []event.Event // events of the last record not yet returned
 	btf    bool          // tp_btf programs (else classic tracepoints)
+	stats  io.Closer     // keeps the kernel's run-time statistics on
+}
+
+// Cost returns how often the programs ran and the time they took in
+// total; zero unless Config.Stats was set.
+func (c *BPF) Cost() (runs uint64, total time.Duration) {
+	if c.coll == nil {
+		return 0, 0
+	}
+	for _, p := range c.coll.Programs {
+		if st, err := p.Stats(); err == nil {
+			runs += st.RunCount
+			total += st.Runtime
+		}
+	}
+	return runs, total
 }
 
 // Programs says which kind of BPF programs are attached: "tp_btf" or
@@ -154,6 +171,11 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 		}
 		if !c.btf || kinds[tp] == noKind {
 			delete(spec.Programs, t.btfProg)
+		}
+	}
+	if cfg.Stats {
+		if c.stats, err = ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err != nil {
+			return nil, fmt.Errorf("enable bpf run-time statistics: %w", err)
 		}
 	}
 	c.coll, err = ebpf.NewCollection(spec)
@@ -312,6 +334,9 @@ func (c *BPF) Close() error {
 	}
 	if c.coll != nil {
 		c.coll.Close()
+	}
+	if c.stats != nil {
+		c.stats.Close()
 	}
 	return nil
 }

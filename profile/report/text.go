@@ -120,6 +120,10 @@ func countsText(bw io.Writer, p *analyze.Profile) {
 	for _, wmsg := range p.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", wmsg)
 	}
+	if k := p.Collector; k != nil {
+		fmt.Fprintf(bw, "collector cost: %d BPF program runs, %.0f ns each, %.0f ns per request, %.2f%% of one CPU\n",
+			k.Runs, k.NSPerRun, k.NSPerReq, k.CPUPercent)
+	}
 }
 
 // CompareText writes a comparison as aligned tables with the verdict.
