@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -153,11 +154,19 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99"})
 		}
 	}
+	spill, finishSpill, err := openSpill(tk, p, stderr)
+	if err != nil {
+		return err
+	}
+	opt.Spill = spill
 	src := tracetext.OpenFiles(files, p)
 	defer src.Close()
 	agg, stats, err := analyze.Run(ctx, src, opt)
 	if err != nil {
 		return fail.Input(src.Current(), err)
+	}
+	if err := finishSpill(); err != nil {
+		return err
 	}
 	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
 	prof.Source = strings.Join(files, ",")
@@ -180,6 +189,31 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		prof.Warnings = append(prof.Warnings, "interrupted: partial profile")
 	}
 	return emit(prof, tk, &out, stdout)
+}
+
+// openSpill starts the record file of a task whose buffer spills to disk
+// (nil when it does not); finish commits it and says where it went.
+func openSpill(tk *task.Task, p *path.Path, stderr io.Writer) (*analyze.RecordWriter, func() error, error) {
+	if tk.Profiling.Buffer.WhenFull != "spill" {
+		return nil, func() error { return nil }, nil
+	}
+	name := filepath.Join(tk.Profiling.Buffer.SpillDir, "records-"+p.Name+".csv")
+	f, err := report.CreateAtomic(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rw := analyze.NewRecordWriter(f, p)
+	return rw, func() error {
+		if err := rw.Close(); err != nil {
+			f.Abort()
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "profile: records written to %s\n", name)
+		return nil
+	}, nil
 }
 
 func probeName(e *path.Event) string {
@@ -417,10 +451,18 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		<-runCtx.Done()
 		col.Stop()
 	}()
+	spill, finishSpill, err := openSpill(tk, p, stderr)
+	if err != nil {
+		return err
+	}
+	opt.Spill = spill
 	agg, stats, err := analyze.Run(context.Background(), col, opt)
 	<-cmdDone
 	if err != nil {
 		return fmt.Errorf("profile run: %w", err)
+	}
+	if err := finishSpill(); err != nil {
+		return err
 	}
 	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
 	prof.Source = kind

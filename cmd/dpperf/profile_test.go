@@ -161,3 +161,24 @@ func TestProfileNVMeTCPTraces(t *testing.T) {
 		}
 	}
 }
+
+func TestProfileSpill(t *testing.T) {
+	dir := t.TempDir()
+	tk := filepath.Join(dir, "task.yaml")
+	text := "profiling:\n  buffer: {when_full: spill, spill_dir: " + dir + "}\n"
+	if err := os.WriteFile(tk, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCmd(t, "profile", "analyze", "-q", "--task", tk, traceDir+"block-qd1.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "records-block.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 3001 || lines[0] != "start_ns,op,bytes,dev,cpu,Q,G,I,D,C" || !strings.Contains(lines[1], ",read,4096,7:0,") {
+		t.Errorf("%d lines, first %q %q", len(lines), lines[0], lines[1])
+	}
+}

@@ -6,8 +6,8 @@
 # null_blk namespace over nvmet-tcp on 127.0.0.1, connects with nvme-cli,
 # and runs `dpperf profile` (nvme-tcp path, tracefs collector) around fio:
 # 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while a
-# local fio on the target saturates the namespace (null_blk with eight
-# tags and 1 ms completions). Reports are printed to
+# local fio on the target saturates the namespace (null_blk with four
+# tags and 3 ms completions). Reports are printed to
 # the serial console between markers and copied into OUT (default
 # examples/profile/nvme-tcp); the comparison runs on the host.
 # Needs root (apt), network access to the Debian mirror the first time.
@@ -81,7 +81,7 @@ mount -t tracefs nodev /sys/kernel/tracing
 ip link set lo up
 for m in /lib/mods/*.ko; do
   case $m in
-    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=1000000 hw_queue_depth=8 submit_queues=1 ;;
+    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=3000000 hw_queue_depth=4 submit_queues=1 ;;
     *) insmod $m ;;
   esac
 done
@@ -107,7 +107,7 @@ f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/d
 P="dpperf profile run --path nvme-tcp --collector tracefs -q"
 $P --json /out/read4k.json -o /out/read4k.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
 $P --json /out/write128k.json -o /out/write128k.txt -- fio $f --rw=randwrite --bs=128k --iodepth=1 --runtime=4
-$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- sh -c "fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=32 --runtime=5 & sleep 0.5; fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4; wait"
+$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- sh -c "fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=5 & sleep 0.5; fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4; wait"
 # Raw trace text of short runs, for offline analysis (dpperf profile analyze).
 T=/sys/kernel/tracing
 echo 8192 > $T/buffer_size_kb
