@@ -100,14 +100,29 @@ nvme connect -t tcp -a 127.0.0.1 -s 4420 -n dpperf --hostnqn=nqn.2014-08.org.nvm
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/nvme0n1 ] && break; sleep 1; done
 uname -r; ls -l /dev/nvme0n1 /dev/nullb0; ls /sys/class/block
 # With native multipath (Debian's default) the requests run on the hidden
-# per-controller disk nvme0c0n1, which has no device number to filter on;
-# the target's nullb0 requests are left out by the path's correlation
-# (they never join an NVMe command) and show up as orphan events.
+# per-controller disk nvme0c0n1, which has a device number but no dev file
+# in sysfs: read it from the block_rq_issue event of one direct read.
+# Filtering on it keeps the target's own nullb0 requests out of the
+# host-side block events.
+T=/sys/kernel/tracing
+echo 1 > $T/events/block/block_rq_issue/enable; echo > $T/trace
+dd if=/dev/nvme0n1 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+echo 0 > $T/events/block/block_rq_issue/enable
+nvmemaj=$(awk '$1=="nvme0n1"{print $1}' /proc/partitions >/dev/null; stat -c %t /dev/nvme0n1)
+dev=$(grep -o "block_rq_issue: $((0x$nvmemaj)),[0-9]*" $T/trace | head -1 | cut -d' ' -f2)
+echo > $T/trace
+[ -n "$dev" ] || dev=nvme0n1
+echo "profiling block events of device $dev"
 f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=x"
-P="dpperf profile run --path nvme-tcp --collector tracefs -q"
+P="dpperf profile run --path nvme-tcp --collector tracefs --dev $dev -q"
 $P --json /out/read4k.json -o /out/read4k.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
 $P --json /out/write128k.json -o /out/write128k.txt -- fio $f --rw=randwrite --bs=128k --iodepth=1 --runtime=4
-$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- sh -c "fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=5 & sleep 0.5; fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4; wait"
+# The local load starts first and runs past the profiled reads: under
+# emulation fio takes a while to get going.
+fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=9 &
+sleep 3
+$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
+wait
 # Raw trace text of short runs, for offline analysis (dpperf profile analyze).
 T=/sys/kernel/tracing
 echo 8192 > $T/buffer_size_kb
