@@ -40,6 +40,35 @@ func (c Columns) values(d *analyze.Dist) []string {
 	return out
 }
 
+func (c Columns) has(name string) bool {
+	for _, x := range c {
+		if strings.EqualFold(x, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// distText draws the end-to-end latency distribution as bars.
+func distText(w io.Writer, d []analyze.Bucket) {
+	var most uint64
+	for _, b := range d {
+		most = max(most, b.Count)
+	}
+	if most == 0 {
+		return
+	}
+	fmt.Fprintln(w, "end-to-end latency distribution:")
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	lo := int64(0)
+	for _, b := range d {
+		bar := strings.Repeat("#", int((b.Count*40+most-1)/most))
+		fmt.Fprintf(tw, "  [%s,\t%s)\t%d\t %s\n", analyze.FormatNS(float64(lo)), analyze.FormatNS(float64(b.LessNS)), b.Count, bar)
+		lo = b.LessNS
+	}
+	tw.Flush()
+}
+
 func (c Columns) header() []string {
 	var out []string
 	for _, name := range c {
@@ -98,6 +127,9 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		row = append(row, "100.0%", fmt.Sprintf("%.3f", g.Occupancy), "")
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 		tw.Flush()
+		if cols.has("dist") {
+			distText(bw, g.Distribution)
+		}
 	}
 	return bw.err
 }
