@@ -87,7 +87,7 @@ test-record: setup
 bench-record:
 	$(GO) test -run '^$$' -bench . -benchmem ./record/trace/ ./record/
 # --- profile ---
-.PHONY: test-profile e2e-profile bench-profile generate-profile
+.PHONY: test-profile e2e-profile bench-profile generate-profile e2e-nvme-tcp
 # Unit, golden and live tests of dpperf profile (live ones need root and fio).
 test-profile: setup
 	$(GO) test -count=1 ./profile/... ./cmd/dpperf/
@@ -101,3 +101,7 @@ bench-profile:
 # is committed, so building needs no clang).
 generate-profile:
 	cd profile/collect && $(GO) generate ./...
+# NVMe/TCP under qemu (Debian's 6.1 kernel, nvmet-tcp on 127.0.0.1): about
+# two minutes once the kernel package is cached in build/nvme-tcp.
+e2e-nvme-tcp: setup build
+	bash scripts/e2e/nvme-tcp-qemu.sh examples/profile/nvme-tcp

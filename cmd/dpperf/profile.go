@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,13 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/collect"
-	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/profile/report"
 	"github.com/dpperf/dpperf/profile/task"
@@ -69,74 +70,30 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 
 // taskFlags override fields of the task file.
 type taskFlags struct {
-	task, path, dev, typ, size, group string
-	sample                            uint
-	interval                          time.Duration
+	task string
+	o    task.Overrides
 }
 
 func (t *taskFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.task, "task", "", "task specification (YAML); flags below override it")
-	fs.StringVar(&t.path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
-	fs.StringVar(&t.dev, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
-	fs.StringVar(&t.typ, "type", "", "only this I/O type: read, write or any")
-	fs.StringVar(&t.size, "size", "", "only this request size (4K) or range (4K-128K)")
-	fs.StringVar(&t.group, "group", "", "group by, comma-separated: type,size,session,cpu")
-	fs.UintVar(&t.sample, "sample", 0, "keep 1 of N requests")
-	fs.DurationVar(&t.interval, "interval", 0, "online mode: print a report every interval")
+	fs.StringVar(&t.task, "task", "", "task specification (YAML, or the original profiler's .ini); flags below override it")
+	fs.StringVar(&t.o.Path, "path", "", "path: block, nvme-tcp or a YAML file (default from task, else block)")
+	fs.StringVar(&t.o.Device, "dev", "", "only this device (loop0, /dev/loop0 or major,minor)")
+	fs.StringVar(&t.o.Type, "type", "", "only this I/O type: read, write or any")
+	fs.StringVar(&t.o.Size, "size", "", "only this request size (4K) or range (4K-128K)")
+	fs.StringVar(&t.o.GroupBy, "group", "", "group by, comma-separated: type,size,session,cpu")
+	fs.UintVar(&t.o.Sample, "sample", 0, "keep 1 of N requests")
+	fs.DurationVar(&t.o.Interval, "interval", 0, "online mode: print a report every interval")
 }
 
 // load returns the task with flag overrides applied and the path.
 func (t *taskFlags) load() (*task.Task, *path.Path, error) {
-	tk := task.Default()
-	if t.task != "" {
-		data, err := os.ReadFile(t.task)
-		if err != nil {
-			return nil, nil, fail.Input(t.task, err)
+	tk, err := task.Load(t.task, t.o)
+	if err != nil {
+		var fe *task.FlagError
+		if errors.As(err, &fe) {
+			return nil, nil, fail.Usagef("%v", err)
 		}
-		if tk, err = task.Parse(data); err != nil {
-			return nil, nil, fail.Input(t.task, err)
-		}
-	}
-	if t.path != "" {
-		tk.Path = t.path
-	}
-	if t.dev != "" {
-		tk.Workload.Device = t.dev
-	}
-	if t.typ != "" {
-		if _, err := event.ParseOp(t.typ); err != nil && t.typ != "any" {
-			return nil, nil, fail.Usagef("-type: %v", err)
-		}
-		tk.Workload.Type = t.typ
-	}
-	if t.size != "" {
-		lo, hi, isRange := strings.Cut(t.size, "-")
-		a, err := task.ParseSize(lo)
-		if err != nil {
-			return nil, nil, fail.Usagef("-size: %v", err)
-		}
-		tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = a, 0, 0
-		if isRange {
-			b, err := task.ParseSize(hi)
-			if err != nil || b < a {
-				return nil, nil, fail.Usagef("-size: bad range %q", t.size)
-			}
-			tk.Workload.Size, tk.Workload.MinSize, tk.Workload.MaxSize = 0, a, b
-		}
-	}
-	if t.group != "" {
-		tk.Report.GroupBy = strings.Split(t.group, ",")
-		for _, g := range tk.Report.GroupBy {
-			if g != "type" && g != "size" && g != "session" && g != "cpu" {
-				return nil, nil, fail.Usagef("-group: unknown %q (want type, size, session, cpu)", g)
-			}
-		}
-	}
-	if t.sample > 0 {
-		tk.Profiling.Sample = uint32(t.sample)
-	}
-	if t.interval > 0 {
-		tk.Profiling.Mode, tk.Profiling.Interval = "online", task.Duration(t.interval)
+		return nil, nil, fail.Input(t.task, err)
 	}
 	p, err := path.Lookup(tk.Path)
 	if err != nil {
@@ -197,11 +154,19 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99"})
 		}
 	}
+	spill, finishSpill, err := openSpill(tk, p, stderr)
+	if err != nil {
+		return err
+	}
+	opt.Spill = spill
 	src := tracetext.OpenFiles(files, p)
 	defer src.Close()
 	agg, stats, err := analyze.Run(ctx, src, opt)
 	if err != nil {
 		return fail.Input(src.Current(), err)
+	}
+	if err := finishSpill(); err != nil {
+		return err
 	}
 	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
 	prof.Source = strings.Join(files, ",")
@@ -224,6 +189,31 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		prof.Warnings = append(prof.Warnings, "interrupted: partial profile")
 	}
 	return emit(prof, tk, &out, stdout)
+}
+
+// openSpill starts the record file of a task whose buffer spills to disk
+// (nil when it does not); finish commits it and says where it went.
+func openSpill(tk *task.Task, p *path.Path, stderr io.Writer) (*analyze.RecordWriter, func() error, error) {
+	if tk.Profiling.Buffer.WhenFull != "spill" {
+		return nil, func() error { return nil }, nil
+	}
+	name := filepath.Join(tk.Profiling.Buffer.SpillDir, "records-"+p.Name+".csv")
+	f, err := report.CreateAtomic(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rw := analyze.NewRecordWriter(f, p)
+	return rw, func() error {
+		if err := rw.Close(); err != nil {
+			f.Abort()
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "profile: records written to %s\n", name)
+		return nil
+	}, nil
 }
 
 func probeName(e *path.Event) string {
@@ -322,6 +312,8 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
+	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint")
+	bpfStats := fs.Bool("bpf-stats", false, "measure the kernel-side run time of the BPF programs")
 	// Everything after "--" is the command to profile, flags included.
 	var cmdArgs []string
 	for i, a := range args {
@@ -345,7 +337,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail.Input(tf.task, err)
 	}
-	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB}
+	cfg := collect.Config{Path: p, Dev: dev, Sample: tk.Profiling.Sample, BufferKB: *bufKB, Programs: *progs, Stats: *bpfStats}
 	cfg.Op, cfg.HasOp = tk.Workload.Op()
 	lo, hi := tk.Workload.SizeRange()
 	cfg.MinBytes, cfg.MaxBytes = uint32(lo), uint32(hi)
@@ -459,13 +451,34 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		<-runCtx.Done()
 		col.Stop()
 	}()
+	spill, finishSpill, err := openSpill(tk, p, stderr)
+	if err != nil {
+		return err
+	}
+	opt.Spill = spill
 	agg, stats, err := analyze.Run(context.Background(), col, opt)
 	<-cmdDone
 	if err != nil {
 		return fmt.Errorf("profile run: %w", err)
 	}
+	if err := finishSpill(); err != nil {
+		return err
+	}
 	prof := analyze.Summarize(agg, p, tk.Profiling.Sample)
 	prof.Source = kind
+	if b, ok := col.(*collect.BPF); ok {
+		prof.Source += " (" + b.Programs() + ")"
+		if runs, total := b.Cost(); *bpfStats && runs > 0 {
+			k := &analyze.CollectorCost{Runs: runs, TotalNS: total.Nanoseconds(), NSPerRun: float64(total.Nanoseconds()) / float64(runs)}
+			if stats.Records > 0 {
+				k.NSPerReq = float64(total.Nanoseconds()) / float64(stats.Records)
+			}
+			if prof.Window.Seconds > 0 {
+				k.CPUPercent = 100 * total.Seconds() / prof.Window.Seconds
+			}
+			prof.Collector = k
+		}
+	}
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: col.Lost(), Analyzed: agg.Records()}

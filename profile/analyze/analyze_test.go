@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpperf/dpperf/profile/event"
@@ -264,5 +265,28 @@ func TestOnlineIntervals(t *testing.T) {
 	}
 	if len(per) != 3 || per[0] != 10 || per[1] != 10 || per[2] != 10 {
 		t.Errorf("records per interval %v, want [10 10 10]", per)
+	}
+}
+
+func TestSpillRecords(t *testing.T) {
+	p := builtin(t, "block")
+	var evs []event.Event
+	for i := 0; i < 3; i++ {
+		evs = append(evs, blockReq(uint64(i*8), int64(i)*1000+500, 10, 20, 30)...)
+	}
+	var buf strings.Builder
+	rw := NewRecordWriter(&buf, p)
+	if _, _, err := Run(context.Background(), &sliceSource{evs: evs}, Options{Path: p, Spill: rw, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "start_ns,op,bytes,dev,cpu,Q,G,I,D,C\n" +
+		"500,read,4096,7:0,0,0,10,,30,60\n" +
+		"1500,read,4096,7:0,0,0,10,,30,60\n" +
+		"2500,read,4096,7:0,0,0,10,,30,60\n"
+	if buf.String() != want {
+		t.Errorf("records:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }

@@ -105,3 +105,29 @@ func TestCountAtMost(t *testing.T) {
 		t.Errorf("CountAtMost = %v, want %v", got, want)
 	}
 }
+
+func TestLog2Buckets(t *testing.T) {
+	var h Hist
+	for _, v := range []int64{3, 5, 6, 7, 100, 1000, 1000} {
+		h.Add(v)
+	}
+	got := log2Buckets(&h)
+	// 3 -> <4; 5,6,7 -> <8; 100 -> <128; 1000 twice -> <1024 (1000 lies in
+	// the histogram bucket [1000, 1004), below 1024).
+	want := []Bucket{{4, 1}, {8, 3}, {16, 0}, {32, 0}, {64, 0}, {128, 1}, {256, 0}, {512, 0}, {1024, 2}}
+	if len(got) != len(want) {
+		t.Fatalf("buckets %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("bucket %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	var total uint64
+	for _, b := range got {
+		total += b.Count
+	}
+	if total != h.Count() {
+		t.Errorf("buckets hold %d of %d values", total, h.Count())
+	}
+}

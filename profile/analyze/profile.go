@@ -27,6 +27,18 @@ type Profile struct {
 	Counts   Counts      `json:"counts"`
 	Groups   []Group     `json:"groups"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Collector is the kernel-side cost of the BPF collector, when measured.
+	Collector *CollectorCost `json:"collector,omitempty"`
+}
+
+// CollectorCost is the run time of the collector's BPF programs as the
+// kernel's statistics count it.
+type CollectorCost struct {
+	Runs       uint64  `json:"runs"`
+	TotalNS    int64   `json:"total_ns"`
+	NSPerRun   float64 `json:"ns_per_run"`
+	NSPerReq   float64 `json:"ns_per_request"` // per complete record
+	CPUPercent float64 `json:"cpu_percent"`    // of one CPU over the window
 }
 
 // Window is the time span covered by the records.
@@ -78,6 +90,38 @@ type Group struct {
 	Latency   Dist    `json:"latency"`
 	Stages    []Stage `json:"stages"`
 	Occupancy float64 `json:"occupancy"`
+	// Distribution is the end-to-end latency histogram in power-of-two
+	// buckets (the DIST aggregator).
+	Distribution []Bucket `json:"distribution"`
+}
+
+// Bucket counts the requests whose latency is below LessNS and at least
+// half of it (the first bucket starts at 0).
+type Bucket struct {
+	LessNS int64  `json:"less_ns"`
+	Count  uint64 `json:"count"`
+}
+
+// log2Buckets folds h into power-of-two buckets from the smallest to the
+// largest non-empty one. A histogram bucket that straddles a power of two
+// counts in the upper one.
+func log2Buckets(h *Hist) []Bucket {
+	var out []Bucket
+	h.Buckets(func(upper int64, count uint64) {
+		less := int64(1)
+		for less < upper {
+			less <<= 1
+		}
+		if n := len(out); n > 0 && out[n-1].LessNS == less {
+			out[n-1].Count += count
+			return
+		}
+		for n := len(out); n > 0 && out[n-1].LessNS*2 < less; n = len(out) {
+			out = append(out, Bucket{LessNS: out[n-1].LessNS * 2})
+		}
+		out = append(out, Bucket{LessNS: less, Count: count})
+	})
+	return out
 }
 
 // Stage is one stage of a group's breakdown. A merged stage spans events
@@ -135,7 +179,7 @@ func Summarize(a *Aggregator, p *path.Path, scale uint32) *Profile {
 	pr.Window = Window{StartNS: a.first, EndNS: a.last, Seconds: float64(a.last-a.first) / 1e9}
 	secs := pr.Window.Seconds
 	for k, g := range a.groups {
-		out := Group{Requests: g.total.Count(), Latency: distOf(&g.total), Key: a.label(k)}
+		out := Group{Requests: g.total.Count(), Latency: distOf(&g.total), Key: a.label(k), Distribution: log2Buckets(&g.total)}
 		if a.by.Type {
 			out.Op = k.op.String()
 		}

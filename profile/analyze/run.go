@@ -30,6 +30,9 @@ type Options struct {
 	// aggregator is reset.
 	Interval   time.Duration
 	OnInterval func(a *Aggregator)
+	// Spill, when set, receives every analyzed record (task buffer
+	// when_full: spill).
+	Spill *RecordWriter
 }
 
 const batchSize = 2048
@@ -42,7 +45,7 @@ func Run(ctx context.Context, src Source, opt Options) (*Aggregator, BuildStats,
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if workers > 1 && opt.OnInterval == nil && !hasJoin(opt.Path) {
+	if workers > 1 && opt.OnInterval == nil && opt.Spill == nil && !hasJoin(opt.Path) {
 		return runSharded(ctx, src, opt, workers)
 	}
 	b := NewBuilder(opt.Path, opt.Observed, opt.MaxOpen)
@@ -110,6 +113,9 @@ func Run(ctx context.Context, src Source, opt Options) (*Aggregator, BuildStats,
 		}
 		if iv != nil {
 			iv.Add(r)
+		}
+		if opt.Spill != nil {
+			opt.Spill.Write(r)
 		}
 		batch = append(batch, *r)
 		if len(batch) == batchSize {

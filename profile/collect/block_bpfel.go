@@ -44,25 +44,30 @@ type blockLayout struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	blockMapCounters    = "counters"
-	blockMapEvents      = "events"
-	blockMapInflight    = "inflight"
-	blockProgBioQueue   = "bio_queue"
-	blockProgGetrq      = "getrq"
-	blockProgRqComplete = "rq_complete"
-	blockProgRqInsert   = "rq_insert"
-	blockProgRqIssue    = "rq_issue"
-	blockVarFilterDev   = "filter_dev"
-	blockVarFilterOp    = "filter_op"
-	blockVarFirstKind   = "first_kind"
-	blockVarKinds       = "kinds"
-	blockVarLastKind    = "last_kind"
-	blockVarLayouts     = "layouts"
-	blockVarMaxBytes    = "max_bytes"
-	blockVarMinBytes    = "min_bytes"
-	blockVarSampleN     = "sample_n"
-	blockVarUnusedEvent = "unused_event"
-	blockVarWakeupBytes = "wakeup_bytes"
+	blockMapCounters       = "counters"
+	blockMapEvents         = "events"
+	blockMapInflight       = "inflight"
+	blockProgBioQueue      = "bio_queue"
+	blockProgBtfBioQueue   = "btf_bio_queue"
+	blockProgBtfGetrq      = "btf_getrq"
+	blockProgBtfRqComplete = "btf_rq_complete"
+	blockProgBtfRqInsert   = "btf_rq_insert"
+	blockProgBtfRqIssue    = "btf_rq_issue"
+	blockProgGetrq         = "getrq"
+	blockProgRqComplete    = "rq_complete"
+	blockProgRqInsert      = "rq_insert"
+	blockProgRqIssue       = "rq_issue"
+	blockVarFilterDev      = "filter_dev"
+	blockVarFilterOp       = "filter_op"
+	blockVarFirstKind      = "first_kind"
+	blockVarKinds          = "kinds"
+	blockVarLastKind       = "last_kind"
+	blockVarLayouts        = "layouts"
+	blockVarMaxBytes       = "max_bytes"
+	blockVarMinBytes       = "min_bytes"
+	blockVarSampleN        = "sample_n"
+	blockVarUnusedEvent    = "unused_event"
+	blockVarWakeupBytes    = "wakeup_bytes"
 )
 
 // loadBlock returns the embedded CollectionSpec for block.
@@ -107,11 +112,16 @@ type blockSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type blockProgramSpecs struct {
-	BioQueue   *ebpf.ProgramSpec `ebpf:"bio_queue"`
-	Getrq      *ebpf.ProgramSpec `ebpf:"getrq"`
-	RqComplete *ebpf.ProgramSpec `ebpf:"rq_complete"`
-	RqInsert   *ebpf.ProgramSpec `ebpf:"rq_insert"`
-	RqIssue    *ebpf.ProgramSpec `ebpf:"rq_issue"`
+	BioQueue      *ebpf.ProgramSpec `ebpf:"bio_queue"`
+	BtfBioQueue   *ebpf.ProgramSpec `ebpf:"btf_bio_queue"`
+	BtfGetrq      *ebpf.ProgramSpec `ebpf:"btf_getrq"`
+	BtfRqComplete *ebpf.ProgramSpec `ebpf:"btf_rq_complete"`
+	BtfRqInsert   *ebpf.ProgramSpec `ebpf:"btf_rq_insert"`
+	BtfRqIssue    *ebpf.ProgramSpec `ebpf:"btf_rq_issue"`
+	Getrq         *ebpf.ProgramSpec `ebpf:"getrq"`
+	RqComplete    *ebpf.ProgramSpec `ebpf:"rq_complete"`
+	RqInsert      *ebpf.ProgramSpec `ebpf:"rq_insert"`
+	RqIssue       *ebpf.ProgramSpec `ebpf:"rq_issue"`
 }
 
 // blockMapSpecs contains maps before they are loaded into the kernel.
@@ -194,16 +204,26 @@ type blockVariables struct {
 //
 // It can be passed to loadBlockObjects or ebpf.CollectionSpec.LoadAndAssign.
 type blockPrograms struct {
-	BioQueue   *ebpf.Program `ebpf:"bio_queue"`
-	Getrq      *ebpf.Program `ebpf:"getrq"`
-	RqComplete *ebpf.Program `ebpf:"rq_complete"`
-	RqInsert   *ebpf.Program `ebpf:"rq_insert"`
-	RqIssue    *ebpf.Program `ebpf:"rq_issue"`
+	BioQueue      *ebpf.Program `ebpf:"bio_queue"`
+	BtfBioQueue   *ebpf.Program `ebpf:"btf_bio_queue"`
+	BtfGetrq      *ebpf.Program `ebpf:"btf_getrq"`
+	BtfRqComplete *ebpf.Program `ebpf:"btf_rq_complete"`
+	BtfRqInsert   *ebpf.Program `ebpf:"btf_rq_insert"`
+	BtfRqIssue    *ebpf.Program `ebpf:"btf_rq_issue"`
+	Getrq         *ebpf.Program `ebpf:"getrq"`
+	RqComplete    *ebpf.Program `ebpf:"rq_complete"`
+	RqInsert      *ebpf.Program `ebpf:"rq_insert"`
+	RqIssue       *ebpf.Program `ebpf:"rq_issue"`
 }
 
 func (p *blockPrograms) Close() error {
 	return _BlockClose(
 		p.BioQueue,
+		p.BtfBioQueue,
+		p.BtfGetrq,
+		p.BtfRqComplete,
+		p.BtfRqInsert,
+		p.BtfRqIssue,
 		p.Getrq,
 		p.RqComplete,
 		p.RqInsert,

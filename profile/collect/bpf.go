@@ -13,18 +13,26 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
 
 	"github.com/dpperf/dpperf/profile/event"
 )
 
 // blockTracepoints lists the tracepoints bpf/block.c handles, in the order
 // of its TP_* constants, with the program for each.
-var blockTracepoints = []struct{ name, prog string }{
-	{"block_bio_queue", "bio_queue"},
-	{"block_getrq", "getrq"},
-	{"block_rq_insert", "rq_insert"},
-	{"block_rq_issue", "rq_issue"},
-	{"block_rq_complete", "rq_complete"},
+var blockTracepoints = []struct{ name, prog, btfProg string }{
+	{"block_bio_queue", "bio_queue", "btf_bio_queue"},
+	{"block_getrq", "getrq", "btf_getrq"},
+	{"block_rq_insert", "rq_insert", "btf_rq_insert"},
+	{"block_rq_issue", "rq_issue", "btf_rq_issue"},
+	{"block_rq_complete", "rq_complete", "btf_rq_complete"},
+}
+
+// haveKernelBTF reports whether the kernel describes its types in BTF,
+// which tp_btf programs need.
+func haveKernelBTF() bool {
+	_, err := os.Stat("/sys/kernel/btf/vmlinux")
+	return err == nil
 }
 
 const noKind = 255
@@ -41,6 +49,32 @@ type BPF struct {
 	stop   atomic.Bool
 	kinds  [5]uint8      // path event index per tracepoint
 	queue  []event.Event // events of the last record not yet returned
+	btf    bool          // tp_btf programs (else classic tracepoints)
+	stats  io.Closer     // keeps the kernel's run-time statistics on
+}
+
+// Cost returns how often the programs ran and the time they took in
+// total; zero unless Config.Stats was set.
+func (c *BPF) Cost() (runs uint64, total time.Duration) {
+	if c.coll == nil {
+		return 0, 0
+	}
+	for _, p := range c.coll.Programs {
+		if st, err := p.Stats(); err == nil {
+			runs += st.RunCount
+			total += st.Runtime
+		}
+	}
+	return runs, total
+}
+
+// Programs says which kind of BPF programs are attached: "tp_btf" or
+// "tracepoint".
+func (c *BPF) Programs() string {
+	if c.btf {
+		return "tp_btf"
+	}
+	return "tracepoint"
 }
 
 // pollEvery bounds how long an event waits in the ring buffer when the
@@ -120,6 +154,30 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 		spec.Maps["events"].MaxEntries = size
 	}
 	c.kinds = kinds
+	switch cfg.Programs {
+	case "", "auto":
+		c.btf = haveKernelBTF()
+	case "tp_btf":
+		c.btf = true
+	case "tracepoint":
+	default:
+		return nil, fmt.Errorf("bpf programs %q (want auto, tp_btf or tracepoint)", cfg.Programs)
+	}
+	// Load only the program set in use, and only for the tracepoints the
+	// path needs.
+	for tp, t := range blockTracepoints {
+		if c.btf || kinds[tp] == noKind {
+			delete(spec.Programs, t.prog)
+		}
+		if !c.btf || kinds[tp] == noKind {
+			delete(spec.Programs, t.btfProg)
+		}
+	}
+	if cfg.Stats {
+		if c.stats, err = ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err != nil {
+			return nil, fmt.Errorf("enable bpf run-time statistics: %w", err)
+		}
+	}
 	c.coll, err = ebpf.NewCollection(spec)
 	if err != nil {
 		return nil, fmt.Errorf("load bpf programs: %w", err)
@@ -133,7 +191,12 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 		if kinds[tp] == noKind {
 			continue
 		}
-		l, err := link.Tracepoint("block", t.name, c.coll.Programs[t.prog], nil)
+		var l link.Link
+		if c.btf {
+			l, err = link.AttachTracing(link.TracingOptions{Program: c.coll.Programs[t.btfProg]})
+		} else {
+			l, err = link.Tracepoint("block", t.name, c.coll.Programs[t.prog], nil)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("attach block:%s: %w", t.name, err)
 		}
@@ -271,6 +334,9 @@ func (c *BPF) Close() error {
 	}
 	if c.coll != nil {
 		c.coll.Close()
+	}
+	if c.stats != nil {
+		c.stats.Close()
 	}
 	return nil
 }

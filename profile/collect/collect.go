@@ -26,6 +26,8 @@ type Config struct {
 	MaxBytes uint32 // 0: unbounded
 	Sample   uint32 // in-kernel 1-of-N sampling (BPF only)
 	BufferKB int    // kernel buffer size (ring buffer, or per CPU for tracefs)
+	Programs string // BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint
+	Stats    bool   // measure the BPF programs' own run time (costs a little itself)
 }
 
 // Status reports whether one path event could be attached.

@@ -135,7 +135,7 @@ func openTraceFS(c Config) (stopper, error) { return OpenTraceFS(c) }
 // programIDs returns the kernel ids of the collector's programs.
 func programIDs(t *testing.T, c *BPF) []ebpf.ProgramID {
 	var ids []ebpf.ProgramID
-	for _, p := range c.coll.Programs {
+	for _, p := range c.coll.Programs { // only the set in use is loaded
 		info, err := p.Info()
 		if err != nil {
 			t.Fatal(err)
@@ -176,6 +176,9 @@ func TestBPFLoopDevice(t *testing.T) {
 		b, err := OpenBPF(c)
 		if err == nil {
 			ids = programIDs(t, b)
+			if b.Programs() != "tp_btf" {
+				t.Errorf("programs %s on a kernel with BTF", b.Programs())
+			}
 		}
 		return b, err
 	}
@@ -200,6 +203,27 @@ func TestBPFLoopDevice(t *testing.T) {
 	}
 	if len(ids) == 0 || !gone(ids) {
 		t.Errorf("BPF programs %v still loaded after Close", ids)
+	}
+}
+
+// The classic tracepoint programs serve kernels without BTF; they must
+// agree with the tp_btf ones.
+func TestBPFTracepointPrograms(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 32)
+	var kind string
+	open := func(c Config) (stopper, error) {
+		c.Programs = "tracepoint"
+		b, err := OpenBPF(c)
+		if err == nil {
+			kind = b.Programs()
+		}
+		return b, err
+	}
+	pr := profile(t, open, dev, fio(dev, "4k", 2, 1))
+	g := group(t, pr, "read 4KiB")
+	if kind != "tracepoint" || g.Requests < 500 || len(g.Stages) != 3 {
+		t.Errorf("programs %s, %d requests, stages %+v", kind, g.Requests, g.Stages)
 	}
 }
 

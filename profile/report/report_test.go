@@ -181,3 +181,33 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("temporary file left behind: %v", ents)
 	}
 }
+
+// Profiles come from files; reading one and comparing it with itself must
+// never panic, whatever the file holds.
+func FuzzReadProfile(f *testing.F) {
+	for _, name := range []string{"block-qd1.json", "block-qd32c.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"schema":"dpperf.profile/v1","groups":[{"key":"a","stages":[{"name":"x"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadProfile(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		c := analyze.Compare(p, p, "a", "b")
+		var buf bytes.Buffer
+		if err := CompareText(&buf, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := Text(&buf, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := HTML(&buf, p, c); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -40,6 +40,35 @@ func (c Columns) values(d *analyze.Dist) []string {
 	return out
 }
 
+func (c Columns) has(name string) bool {
+	for _, x := range c {
+		if strings.EqualFold(x, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// distText draws the end-to-end latency distribution as bars.
+func distText(w io.Writer, d []analyze.Bucket) {
+	var most uint64
+	for _, b := range d {
+		most = max(most, b.Count)
+	}
+	if most == 0 {
+		return
+	}
+	fmt.Fprintln(w, "end-to-end latency distribution:")
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	lo := int64(0)
+	for _, b := range d {
+		bar := strings.Repeat("#", int((b.Count*40+most-1)/most))
+		fmt.Fprintf(tw, "  [%s,\t%s)\t%d\t %s\n", analyze.FormatNS(float64(lo)), analyze.FormatNS(float64(b.LessNS)), b.Count, bar)
+		lo = b.LessNS
+	}
+	tw.Flush()
+}
+
 func (c Columns) header() []string {
 	var out []string
 	for _, name := range c {
@@ -75,20 +104,8 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		fmt.Fprintf(bw, ", filter %s", p.Filter)
 	}
 	fmt.Fprintln(bw)
-	c := p.Counts
-	fmt.Fprintf(bw, "events %d, records %d complete, %d analyzed, %d open at end, %d orphan events, %d restarted, %d evicted, %d lost by the kernel\n",
-		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
-	var missing []string
-	for _, e := range p.Events {
-		if !e.Observed || e.Count == 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
-	}
-	for _, wmsg := range p.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", wmsg)
+	if p.Source != "interval" { // online reports: the totals come at the end
+		countsText(bw, p)
 	}
 	for i := range p.Groups {
 		g := &p.Groups[i]
@@ -110,8 +127,35 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 		row = append(row, "100.0%", fmt.Sprintf("%.3f", g.Occupancy), "")
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 		tw.Flush()
+		if cols.has("dist") {
+			distText(bw, g.Distribution)
+		}
 	}
 	return bw.err
+}
+
+// countsText writes the bookkeeping lines: counts, unobserved events,
+// warnings.
+func countsText(bw io.Writer, p *analyze.Profile) {
+	c := p.Counts
+	fmt.Fprintf(bw, "events %d, records %d complete, %d analyzed, %d open at end, %d orphan events, %d restarted, %d evicted, %d lost by the kernel\n",
+		c.Events, c.Records, c.Analyzed, c.Open, c.Orphans, c.Restarted, c.Evicted, c.Lost)
+	var missing []string
+	for _, e := range p.Events {
+		if !e.Observed || e.Count == 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s: %s)", e.Name, e.Probe, e.Reason))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
+	}
+	for _, wmsg := range p.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", wmsg)
+	}
+	if k := p.Collector; k != nil {
+		fmt.Fprintf(bw, "collector cost: %d BPF program runs, %.0f ns each, %.0f ns per request, %.2f%% of one CPU\n",
+			k.Runs, k.NSPerRun, k.NSPerReq, k.CPUPercent)
+	}
 }
 
 // CompareText writes a comparison as aligned tables with the verdict.

@@ -120,6 +120,9 @@ func (r *Reader) parse(line string) (ev event.Event, ok bool, err error) {
 		return ev, false, nil
 	}
 	if i := strings.Index(s, "[LOST "); i >= 0 && strings.HasSuffix(s, " EVENTS]") {
+		if i+6 > len(s)-8 {
+			return ev, false, fmt.Errorf("bad lost-events line %q", s)
+		}
 		n, err := strconv.ParseInt(s[i+6:len(s)-8], 10, 64)
 		if err != nil || n < 0 {
 			return ev, false, fmt.Errorf("bad lost-events count in %q", s)

@@ -6,7 +6,8 @@
 # null_blk namespace over nvmet-tcp on 127.0.0.1, connects with nvme-cli,
 # and runs `dpperf profile` (nvme-tcp path, tracefs collector) around fio:
 # 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while a
-# local fio on the target saturates the namespace. Reports are printed to
+# local fio on the target saturates the namespace (null_blk with four
+# tags and 3 ms completions). Reports are printed to
 # the serial console between markers and copied into OUT (default
 # examples/profile/nvme-tcp); the comparison runs on the host.
 # Needs root (apt), network access to the Debian mirror the first time.
@@ -38,6 +39,8 @@ if [ ! -d "$work/kernel/lib/modules/$kver" ]; then
   rm -rf "$work/kernel" && dpkg-deb -x "$work"/"${kpkg}"_*.deb "$work/kernel"
 fi
 moddir=$work/kernel/lib/modules/$kver
+# The package leaves modules.dep to the installer's depmod.
+[ -f "$moddir/modules.dep" ] || /bin/busybox depmod -b "$work/kernel" "$kver"
 
 root=$work/root
 rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,out,lib/mods}
@@ -50,7 +53,9 @@ for b in fio nvme; do
   done
 done
 # Modules in dependency order (deps first), decompressed for busybox insmod.
-want="null_blk nvmet nvmet-tcp nvme-tcp"
+# The crc drivers first: t10-pi's helpers look them up when they load, and
+# the guest has no modprobe to fetch them on demand.
+want="crct10dif_generic crc64_rocksoft_generic null_blk nvmet nvmet-tcp nvme-tcp"
 order=$(awk -v want="$want" '
   { split($0, a, ":"); mod=a[1]; n=split(a[2], d, " "); deps[mod]=""; for (i=1;i<=n;i++) deps[mod]=deps[mod] " " d[i]
     name=mod; sub(/.*\//, "", name); sub(/\.ko.*/, "", name); gsub("_", "-", name); path[name]=mod }
@@ -72,14 +77,15 @@ cat > "$root/init" <<'INIT'
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
-mount -t tracefs nodev /sys/kernel/tracing; mount -t configfs none /sys/kernel/config
+mount -t tracefs nodev /sys/kernel/tracing
 ip link set lo up
 for m in /lib/mods/*.ko; do
   case $m in
-    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=200000 hw_queue_depth=8 submit_queues=1 ;;
+    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=3000000 hw_queue_depth=4 submit_queues=1 ;;
     *) insmod $m ;;
   esac
 done
+mount -t configfs none /sys/kernel/config
 cfg=/sys/kernel/config/nvmet
 mkdir $cfg/subsystems/dpperf; echo 1 > $cfg/subsystems/dpperf/attr_allow_any_host
 mkdir $cfg/subsystems/dpperf/namespaces/1
@@ -92,15 +98,44 @@ ln -s $cfg/subsystems/dpperf $cfg/ports/1/subsystems/dpperf
 nvme connect -t tcp -a 127.0.0.1 -s 4420 -n dpperf --hostnqn=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-000000000001 ||
   echo "transport=tcp,traddr=127.0.0.1,trsvcid=4420,nqn=dpperf" > /dev/nvme-fabrics
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/nvme0n1 ] && break; sleep 1; done
-uname -r; ls -l /dev/nvme0n1 /dev/nullb0
-ls /sys/kernel/tracing/events/nvme /sys/kernel/tracing/events/nvmet
-f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --name=x"
-P="dpperf profile run --path nvme-tcp --collector tracefs --dev nvme0n1 -q"
+uname -r; ls -l /dev/nvme0n1 /dev/nullb0; ls /sys/class/block
+# With native multipath (Debian's default) the requests run on the hidden
+# per-controller disk nvme0c0n1, which has a device number but no dev file
+# in sysfs: read it from the block_rq_issue event of one direct read.
+# Filtering on it keeps the target's own nullb0 requests out of the
+# host-side block events.
+T=/sys/kernel/tracing
+echo 1 > $T/events/block/block_rq_issue/enable; echo > $T/trace
+dd if=/dev/nvme0n1 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+echo 0 > $T/events/block/block_rq_issue/enable
+nvmemaj=$(awk '$1=="nvme0n1"{print $1}' /proc/partitions >/dev/null; stat -c %t /dev/nvme0n1)
+dev=$(grep -o "block_rq_issue: $((0x$nvmemaj)),[0-9]*" $T/trace | head -1 | cut -d' ' -f2)
+echo > $T/trace
+[ -n "$dev" ] || dev=nvme0n1
+echo "profiling block events of device $dev"
+f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=x"
+P="dpperf profile run --path nvme-tcp --collector tracefs --dev $dev -q"
 $P --json /out/read4k.json -o /out/read4k.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
 $P --json /out/write128k.json -o /out/write128k.txt -- fio $f --rw=randwrite --bs=128k --iodepth=1 --runtime=4
-$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- sh -c "fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --name=local --rw=randread --bs=64k --iodepth=32 --runtime=5 & sleep 0.5; fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4; wait"
-for x in /out/*; do echo "=====BEGIN $(basename $x)====="; cat $x; echo "=====END====="; done
-echo "=====DONE====="
+# The local load starts first and runs past the profiled reads: under
+# emulation fio takes a while to get going.
+fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=9 &
+sleep 3
+$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
+wait
+# Raw trace text of short runs, for offline analysis (dpperf profile analyze).
+T=/sys/kernel/tracing
+echo 8192 > $T/buffer_size_kb
+for e in nvme/enable nvmet/enable block/block_rq_issue/enable block/block_rq_complete/enable; do echo 1 > $T/events/$e; done
+for w in "randread 4k" "randwrite 128k"; do
+  set -- $w
+  echo > $T/trace; echo 1 > $T/tracing_on
+  fio $f --rw=$1 --bs=$2 --iodepth=1 --runtime=1
+  echo 0 > $T/tracing_on
+  head -n 4000 $T/trace > /out/trace-$1-$2.txt
+done
+for x in /out/*; do echo; echo "=====BEGIN $(basename $x)====="; cat $x; echo; echo "=====END====="; done
+echo; echo "=====DONE====="
 poweroff -f
 INIT
 chmod +x "$root/init"
@@ -115,5 +150,6 @@ tr -d '\r' < "$work/console.log" | awk -v out="$out" '
   /^=====BEGIN .*=====$/ { f=$2; sub(/=+$/, "", f); file=out "/" f; printf "" > file; next }
   /^=====END=====$/ { close(file); file=""; next }
   file != "" { print >> file }'
+gzip -9f "$out"/trace-*.txt
 bin=bin/dpperf; [ -x $bin ] || go build -o $bin ./cmd/dpperf
 $bin profile compare "$out/read4k.json" "$out/read4k-contended.json" | tee "$out/compare.txt"

@@ -5,18 +5,21 @@
 // N sampling) and starts its record in an LRU map keyed by (dev, sector);
 // later events add their timestamp to the record, and the last event sends
 // the whole record (one ring buffer entry per request, not per event) and
-// removes it.
-// Events go to user space through a ring buffer, which wakes the reader
-// only once a batch is queued; reservations that fail are counted in a
-// per-CPU array.
+// removes it. Events go to user space through a ring buffer, which wakes
+// the reader only once a batch is queued; reservations that fail are
+// counted in a per-CPU array.
 //
-// Field offsets inside the tracepoint records differ between kernel
-// versions; user space reads them from tracefs format files and sets the
-// read-only constants below before loading, so the verifier sees them as
-// constants.
+// Two program sets read the same facts. The tp_btf programs get the
+// kernel's struct request / struct bio pointers directly (no trace record
+// is formatted, so they cost much less); their field offsets come from the
+// kernel's BTF through CO-RE relocations. The tracepoint programs read the
+// formatted trace record, at offsets user space takes from the tracefs
+// format files and sets as read-only constants before loading; they serve
+// kernels without BTF.
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #define TP_COUNT 5
 
@@ -75,7 +78,7 @@ struct {
 	__type(value, struct event);
 } inflight SEC(".maps");
 
-// Index 0: events lost (ring buffer full); 1: sampling counter;
+// Index 0: records lost (ring buffer full); 1: sampling counter;
 // 2: requests started; 3: requests skipped by the filter.
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -91,42 +94,20 @@ static __always_inline void count(__u32 idx)
 		(*v)++;
 }
 
-static __always_inline __u8 op_of(const char *rwbs)
-{
-	for (int i = 0; i < 4; i++) {
-		if (rwbs[i] == 'R')
-			return OP_READ;
-		if (rwbs[i] == 'W')
-			return OP_WRITE;
-		if (rwbs[i] == 'D' || rwbs[i] == 'N' || rwbs[i] == 0)
-			return OP_OTHER;
-	}
-	return OP_OTHER;
-}
-
-static __always_inline int handle(void *ctx, int tp)
+// record follows one request through tracepoint tp.
+static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, __u8 op)
 {
 	__u8 kind = kinds[tp];
 	if (kind == NO_KIND)
 		return 0;
-	struct layout l = layouts[tp];
-	__u32 dev = 0, nr = 0, bytes = 0;
-	__u64 sector = 0;
-	char rwbs[4] = {};
-	bpf_probe_read_kernel(&dev, sizeof(dev), ctx + l.dev);
-	bpf_probe_read_kernel(&sector, sizeof(sector), ctx + l.sector);
-	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l.nr_sector);
-	bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l.rwbs);
-	if (l.bytes)
-		bpf_probe_read_kernel(&bytes, sizeof(bytes), ctx + l.bytes);
-	else
-		bytes = nr * 512;
-	__u8 op = op_of(rwbs);
+	// Other devices' requests (a loop device's backing disk, say) leave
+	// at once, without a map lookup.
+	if (filter_dev && dev != filter_dev)
+		return 0;
 	struct key k = {.sector = sector, .dev = dev};
 
 	if (kind == first_kind) {
-		if ((filter_dev && dev != filter_dev) || (filter_op && op != filter_op) ||
-		    bytes < min_bytes || (max_bytes && bytes > max_bytes)) {
+		if ((filter_op && op != filter_op) || bytes < min_bytes || (max_bytes && bytes > max_bytes)) {
 			count(3);
 			return 0;
 		}
@@ -169,6 +150,127 @@ static __always_inline int handle(void *ctx, int tp)
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
 	return 0;
+}
+
+// ---- tp_btf programs: kernel structures through CO-RE ----
+
+struct gendisk {
+	int major;
+	int first_minor;
+} __attribute__((preserve_access_index));
+
+struct request_queue {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+struct request {
+	struct request_queue *q;
+	unsigned int cmd_flags;
+	unsigned int __data_len;
+	__u64 __sector;
+} __attribute__((preserve_access_index));
+
+struct block_device {
+	__u32 bd_dev;
+} __attribute__((preserve_access_index));
+
+struct bvec_iter {
+	__u64 bi_sector;
+	unsigned int bi_size;
+} __attribute__((preserve_access_index));
+
+struct bio {
+	struct block_device *bi_bdev;
+	unsigned int bi_opf;
+	struct bvec_iter bi_iter;
+} __attribute__((preserve_access_index));
+
+#define REQ_OP_MASK 0xff
+
+static __always_inline __u8 op_of_flags(unsigned int flags)
+{
+	switch (flags & REQ_OP_MASK) {
+	case 0:
+		return OP_READ;
+	case 1:
+		return OP_WRITE;
+	}
+	return OP_OTHER;
+}
+
+// tp_btf arguments are trusted kernel pointers: plain member accesses
+// (relocated through CO-RE, loaded as probe-protected memory reads) cost
+// less than helper calls.
+static __always_inline int from_bio(int tp, struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	__u32 dev = bdev ? bdev->bd_dev : 0;
+	return record(tp, dev, bio->bi_iter.bi_sector, bio->bi_iter.bi_size, op_of_flags(bio->bi_opf));
+}
+
+static __always_inline int from_rq(int tp, struct request *rq, __u32 bytes)
+{
+	struct gendisk *disk = rq->q->disk;
+	__u32 dev = disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0;
+	return record(tp, dev, rq->__sector, bytes, op_of_flags(rq->cmd_flags));
+}
+
+SEC("tp_btf/block_bio_queue")
+int btf_bio_queue(__u64 *ctx) { return from_bio(TP_BIO_QUEUE, (struct bio *)ctx[0]); }
+
+SEC("tp_btf/block_getrq")
+int btf_getrq(__u64 *ctx) { return from_bio(TP_GETRQ, (struct bio *)ctx[0]); }
+
+SEC("tp_btf/block_rq_insert")
+int btf_rq_insert(__u64 *ctx)
+{
+	struct request *rq = (struct request *)ctx[0];
+	return from_rq(TP_RQ_INSERT, rq, rq->__data_len);
+}
+
+SEC("tp_btf/block_rq_issue")
+int btf_rq_issue(__u64 *ctx)
+{
+	struct request *rq = (struct request *)ctx[0];
+	return from_rq(TP_RQ_ISSUE, rq, rq->__data_len);
+}
+
+// block_rq_complete(struct request *rq, blk_status_t error, unsigned int nr_bytes)
+SEC("tp_btf/block_rq_complete")
+int btf_rq_complete(__u64 *ctx) { return from_rq(TP_RQ_COMPLETE, (struct request *)ctx[0], (__u32)ctx[2]); }
+
+// ---- tracepoint programs: formatted trace records ----
+
+static __always_inline __u8 op_of(const char *rwbs)
+{
+	for (int i = 0; i < 4; i++) {
+		if (rwbs[i] == 'R')
+			return OP_READ;
+		if (rwbs[i] == 'W')
+			return OP_WRITE;
+		if (rwbs[i] == 'D' || rwbs[i] == 'N' || rwbs[i] == 0)
+			return OP_OTHER;
+	}
+	return OP_OTHER;
+}
+
+static __always_inline int handle(void *ctx, int tp)
+{
+	if (kinds[tp] == NO_KIND)
+		return 0;
+	struct layout l = layouts[tp];
+	__u32 dev = 0, nr = 0, bytes = 0;
+	__u64 sector = 0;
+	char rwbs[4] = {};
+	bpf_probe_read_kernel(&dev, sizeof(dev), ctx + l.dev);
+	bpf_probe_read_kernel(&sector, sizeof(sector), ctx + l.sector);
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l.nr_sector);
+	bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l.rwbs);
+	if (l.bytes)
+		bpf_probe_read_kernel(&bytes, sizeof(bytes), ctx + l.bytes);
+	else
+		bytes = nr * 512;
+	return record(tp, dev, sector, bytes, op_of(rwbs));
 }
 
 SEC("tracepoint/block/block_bio_queue")
