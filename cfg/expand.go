@@ -3,6 +3,8 @@ package cfg
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,7 +157,7 @@ func (x *expander) expandRegion(fc *funcCtx, r *Loop, entry int, in incoming, de
 			if err != nil {
 				return nil, nil, err
 			}
-			for _, t := range sortedKeys(lex) {
+			for _, t := range slices.Sorted(maps.Keys(lex)) {
 				for _, pe := range lex[t] {
 					route(t, pe)
 				}
@@ -292,17 +294,4 @@ func (x *expander) noteLoop(key string, lb LoopBound) {
 	}
 	x.loops[key] = len(x.g.Loops)
 	x.g.Loops = append(x.g.Loops, lb)
-}
-
-func sortedKeys(m map[int]incoming) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }

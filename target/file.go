@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,7 +125,7 @@ func (f *file) target() (*Target, error) {
 		}
 	}
 	for name := range f.Classes {
-		if !contains(classNames, name) {
+		if !slices.Contains(classNames, name) {
 			return nil, fmt.Errorf("classes: unknown class %q", name)
 		}
 	}
@@ -167,15 +168,6 @@ func (f *file) target() (*Target, error) {
 		t.Estimated[e] = true
 	}
 	return t, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Summary is a one-line description of a target for listings.

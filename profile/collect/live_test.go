@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"github.com/dpperf/dpperf/internal/bpftest"
 	"io"
 	"os"
 	"os/exec"
@@ -132,40 +133,14 @@ func group(t *testing.T, pr *analyze.Profile, key string) *analyze.Group {
 func openBPF(c Config) (stopper, error)     { return OpenBPF(c) }
 func openTraceFS(c Config) (stopper, error) { return OpenTraceFS(c) }
 
-// programIDs returns the kernel ids of the collector's programs.
-func programIDs(t *testing.T, c *BPF) []ebpf.ProgramID {
-	var ids []ebpf.ProgramID
-	for _, p := range c.coll.Programs { // only the set in use is loaded
-		info, err := p.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, ok := info.ID()
-		if !ok {
-			t.Fatal("kernel does not report program ids")
-		}
-		ids = append(ids, id)
+// collectorIDs returns the kernel ids of the programs the collector loaded
+// (only the set in use is loaded).
+func collectorIDs(t *testing.T, b *BPF) []ebpf.ProgramID {
+	var progs []*ebpf.Program
+	for _, p := range b.coll.Programs {
+		progs = append(progs, p)
 	}
-	return ids
-}
-
-// gone waits until no program with these ids is loaded (the kernel frees
-// them asynchronously after the last reference is closed).
-func gone(ids []ebpf.ProgramID) bool {
-	for try := 0; try < 50; try++ {
-		left := 0
-		for _, id := range ids {
-			if p, err := ebpf.NewProgramFromID(id); err == nil {
-				p.Close()
-				left++
-			}
-		}
-		if left == 0 {
-			return true
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return false
+	return bpftest.IDs(t, progs...)
 }
 
 func TestBPFLoopDevice(t *testing.T) {
@@ -175,7 +150,7 @@ func TestBPFLoopDevice(t *testing.T) {
 	open := func(c Config) (stopper, error) {
 		b, err := OpenBPF(c)
 		if err == nil {
-			ids = programIDs(t, b)
+			ids = collectorIDs(t, b)
 			if b.Programs() != "tp_btf" {
 				t.Errorf("programs %s on a kernel with BTF", b.Programs())
 			}
@@ -201,7 +176,7 @@ func TestBPFLoopDevice(t *testing.T) {
 	if pr.Counts.Lost != 0 {
 		t.Errorf("lost %d events at iodepth 1", pr.Counts.Lost)
 	}
-	if len(ids) == 0 || !gone(ids) {
+	if len(ids) == 0 || len(bpftest.StillLoaded(ids)) > 0 {
 		t.Errorf("BPF programs %v still loaded after Close", ids)
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"github.com/dpperf/dpperf/internal/bpftest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,29 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cilium/ebpf"
 )
-
-// stillLoaded returns which of ids the kernel still holds, allowing the
-// kernel a moment to release programs it frees asynchronously.
-func stillLoaded(ids []ebpf.ProgramID) []ebpf.ProgramID {
-	var left []ebpf.ProgramID
-	for try := 0; try < 20; try++ {
-		left = left[:0]
-		for _, id := range ids {
-			if p, err := ebpf.NewProgramFromID(id); err == nil {
-				p.Close()
-				left = append(left, id)
-			}
-		}
-		if len(left) == 0 {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return left
-}
 
 // TestRecordTracepoints records real syscall tracepoints through BPF and
 // reads the result with babeltrace2.
@@ -48,18 +27,7 @@ func TestRecordTracepoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The recorder's own programs: other tests may load programs meanwhile.
-	var ours []ebpf.ProgramID
-	for _, p := range r.progs {
-		info, err := p.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, ok := info.ID()
-		if !ok {
-			t.Fatal("kernel reports no program id")
-		}
-		ours = append(ours, id)
-	}
+	ours := bpftest.IDs(t, r.progs...)
 	if len(ours) == 0 {
 		t.Fatal("the recorder loaded no programs")
 	}
@@ -74,7 +42,7 @@ func TestRecordTracepoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range stillLoaded(ours) {
+	for _, id := range bpftest.StillLoaded(ours) {
 		t.Errorf("BPF program %d still loaded after Stop", id)
 	}
 	if st.Events < calls {
