@@ -71,12 +71,13 @@ type slot struct {
 
 // state is the abstract machine state at a program point.
 type state struct {
-	regs  [11]value
-	stack map[slotKey]slot
+	regs     [11]value
+	stack    map[slotKey]slot
+	adjusted bool // the packet's head or tail may have moved
 }
 
 func (s *state) clone() *state {
-	c := &state{regs: s.regs, stack: make(map[slotKey]slot, len(s.stack))}
+	c := &state{regs: s.regs, stack: make(map[slotKey]slot, len(s.stack)), adjusted: s.adjusted}
 	for k, v := range s.stack {
 		c.stack[k] = v
 	}
@@ -87,7 +88,7 @@ func joinStates(a, b *state) *state {
 	if a == nil {
 		return b.clone()
 	}
-	c := &state{stack: map[slotKey]slot{}}
+	c := &state{stack: map[slotKey]slot{}, adjusted: a.adjusted || b.adjusted}
 	for i := range a.regs {
 		c.regs[i] = join(a.regs[i], b.regs[i])
 	}

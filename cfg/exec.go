@@ -146,6 +146,9 @@ func (x *expander) exec(id NodeID, b *Block, st *state) {
 				hop.Map = int16(m.base)
 			}
 			ops = append(ops, hop)
+			if resizing[fn] {
+				st.adjusted = true
+			}
 			res := top
 			if fn == asm.FnMapLookupElem && hop.Map >= 0 {
 				res = ptr(RegionMapValue, int32(hop.Map), 0)

@@ -76,9 +76,10 @@ func Build(p *bpfprog.Program, opts Options) (*Graph, error) {
 
 // pending is an edge whose target node has not been created yet.
 type pending struct {
-	from NodeID
-	kind EdgeKind
-	st   *state
+	from   NodeID
+	kind   EdgeKind
+	st     *state
+	minLen int32 // packet length the edge's condition implies
 }
 
 type incoming []pending
@@ -116,7 +117,7 @@ func (x *expander) expandFunc(fi int, in incoming, depth int) (incoming, error) 
 	for i, pe := range in {
 		st := pe.st.clone()
 		st.regs[asm.R10] = ptr(RegionStack, fc.frame, 0)
-		entry[i] = pending{pe.from, pe.kind, st}
+		entry[i] = pending{pe.from, pe.kind, st, pe.minLen}
 	}
 	exits, back, err := x.expandRegion(fc, nil, 0, entry, depth)
 	if err != nil {
@@ -170,33 +171,38 @@ func (x *expander) expandRegion(fc *funcCtx, r *Loop, entry int, in incoming, de
 		id := x.node(int32(f.Index), int32(m), fc.frame)
 		var st *state
 		for _, pe := range inc {
-			x.g.Edges = append(x.g.Edges, Edge{From: pe.from, To: id, Kind: pe.kind})
+			x.g.Edges = append(x.g.Edges, Edge{From: pe.from, To: id, Kind: pe.kind, MinLen: pe.minLen})
 			st = joinStates(st, pe.st)
 		}
 		b := &f.Blocks[m]
 		x.exec(id, b, st)
 		switch b.Term {
 		case TermExit:
-			fc.rets = append(fc.rets, pending{id, EdgeReturn, st})
+			fc.rets = append(fc.rets, pending{id, EdgeReturn, st, 0})
 		case TermFall:
-			route(b.Next, pending{id, EdgeFall, st})
+			route(b.Next, pending{id, EdgeFall, st, 0})
 		case TermJump:
-			route(b.Target, pending{id, EdgeJump, st})
+			route(b.Target, pending{id, EdgeJump, st, 0})
 		case TermCond:
 			ins := x.p.Insns[b.Last]
 			other := constant(ins.Constant)
 			if ins.OpCode.Source() == asm.RegSource {
 				other = st.regs[ins.Src]
 			}
-			taken, known := decide(ins.OpCode.JumpOp(), ins.OpCode.Class() == asm.Jump32Class, st.regs[ins.Dst], other)
+			op, is32 := ins.OpCode.JumpOp(), ins.OpCode.Class() == asm.Jump32Class
+			taken, known := decide(op, is32, st.regs[ins.Dst], other)
+			var onTaken, onNot int32
+			if !st.adjusted && !is32 {
+				onTaken, onNot = packetLen(op, st.regs[ins.Dst], other)
+			}
 			if !known || taken {
-				route(b.Target, pending{id, EdgeTaken, st})
+				route(b.Target, pending{id, EdgeTaken, st, onTaken})
 			}
 			if !known || !taken {
-				route(b.Next, pending{id, EdgeNotTaken, st})
+				route(b.Next, pending{id, EdgeNotTaken, st, onNot})
 			}
 		case TermCall:
-			rets, err := x.expandFunc(b.Callee, incoming{{id, EdgeCall, st}}, depth+1)
+			rets, err := x.expandFunc(b.Callee, incoming{{id, EdgeCall, st, 0}}, depth+1)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -210,7 +216,7 @@ func (x *expander) expandRegion(fc *funcCtx, r *Loop, entry int, in incoming, de
 					rs.regs[reg] = st.regs[reg]
 				}
 				rs.clearFrame(callee)
-				route(b.Next, pending{re.from, EdgeReturn, rs})
+				route(b.Next, pending{re.from, EdgeReturn, rs, 0})
 			}
 		}
 	}

@@ -62,6 +62,12 @@ type Node struct {
 type Edge struct {
 	From, To NodeID
 	Kind     EdgeKind
+	// MinLen is the packet length, in bytes, that taking the edge proves:
+	// the edge leaves a bounds check of a packet pointer at a constant
+	// offset against data_end. It is 0 when the edge proves nothing, and it
+	// under-estimates: checks at variable offsets, and checks after the
+	// program moved the packet's head or tail, count as nothing.
+	MinLen int32
 }
 
 // LoopBound reports how a loop was unrolled.

@@ -17,6 +17,8 @@ type elem struct {
 	cost float64
 	edge int32
 	idx  int32
+	st   int32 // trie state of the prefix when pruning (see state)
+	ver  int32 // PrefixSet version st was computed at, plus one; 0: never
 }
 
 type cand struct {
@@ -87,6 +89,7 @@ type Enumerator struct {
 	alias  []int32 // the only in-edge of a node, or -1: such a node keeps no list
 	done   []bool  // list complete
 	next   int32   // index of the next path at Dst
+	prune  *PrefixSet
 }
 
 // New prepares an enumerator. It checks that edges respect the node order.
@@ -127,7 +130,7 @@ func (e *Enumerator) get(v int32, k int32) (elem, bool) {
 	if a := e.alias[v]; a >= 0 {
 		// One in-edge: the list is the predecessor's, shifted by the weight.
 		p, ok := e.get(e.g.From[a], k)
-		return elem{p.cost + e.g.Weight[a], a, k}, ok
+		return elem{cost: p.cost + e.g.Weight[a], edge: a, idx: k}, ok
 	}
 	for int32(len(e.lists[v])) <= k {
 		if !e.extend(v) {
@@ -161,10 +164,25 @@ func (e *Enumerator) extend(v int32) bool {
 		*h = nil
 		return false
 	}
-	c := h.pop()
-	e.lists[v] = append(e.lists[v], elem(c))
-	e.refill[v] = cand{edge: c.edge, idx: c.idx + 1}
-	return true
+	for {
+		c := h.pop()
+		e.refill[v] = cand{edge: c.edge, idx: c.idx + 1}
+		if e.prune != nil && e.prune.step(e.state(e.g.From[c.edge], c.idx), c.edge) == stDead {
+			// A dead prefix: drop it and take the next candidate.
+			if p, ok := e.get(e.g.From[c.edge], c.idx+1); ok {
+				h.push(cand{p.cost + e.g.Weight[c.edge], c.edge, c.idx + 1})
+			}
+			e.refill[v].edge = -1
+			if len(*h) == 0 {
+				e.done[v] = true
+				*h = nil
+				return false
+			}
+			continue
+		}
+		e.lists[v] = append(e.lists[v], elem{cost: c.cost, edge: c.edge, idx: c.idx})
+		return true
+	}
 }
 
 // Path is one enumerated path: its total weight and its rank (0 for the
@@ -174,9 +192,10 @@ type Path struct {
 	Rank int32
 }
 
-// Next returns the next longest path, or false when all have been produced.
+// Next returns the next longest path, or false when all have been
+// produced. With pruning, paths that a dead prefix starts are skipped.
 func (e *Enumerator) Next() (Path, bool) {
-	el, ok := e.get(e.g.Dst, e.next)
+	el, ok := e.head()
 	if !ok {
 		return Path{}, false
 	}
@@ -187,8 +206,19 @@ func (e *Enumerator) Next() (Path, bool) {
 
 // Peek returns the cost of the next path without consuming it.
 func (e *Enumerator) Peek() (float64, bool) {
-	el, ok := e.get(e.g.Dst, e.next)
+	el, ok := e.head()
 	return el.cost, ok
+}
+
+// head returns the next live path at Dst without consuming it.
+func (e *Enumerator) head() (elem, bool) {
+	for {
+		el, ok := e.get(e.g.Dst, e.next)
+		if !ok || e.prune == nil || e.state(e.g.Dst, e.next) != stDead {
+			return el, ok
+		}
+		e.next++
+	}
 }
 
 // Edges appends the edges of path p, source first, to dst.

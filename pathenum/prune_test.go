@@ -1,0 +1,139 @@
+package pathenum
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// allEdgePaths lists every path as its edges, by depth-first search.
+func allEdgePaths(g *Graph) [][]int32 {
+	out := make([][]int32, g.Nodes)
+	for i := range g.From {
+		out[g.From[i]] = append(out[g.From[i]], int32(i))
+	}
+	var paths [][]int32
+	var walk func(v int32, prefix []int32)
+	walk = func(v int32, prefix []int32) {
+		if v == g.Dst {
+			paths = append(paths, append([]int32(nil), prefix...))
+			return
+		}
+		for _, e := range out[v] {
+			walk(g.To[e], append(prefix, e))
+		}
+	}
+	walk(g.Src, nil)
+	return paths
+}
+
+// TestPruneSkipsExactlyTheCoveredPaths adds dead prefixes while enumerating
+// (some taken from paths already produced, some from paths to come) and
+// checks that the enumeration produces exactly the paths that no prefix
+// added so far covers, in the same order as without pruning.
+func TestPruneSkipsExactlyTheCoveredPaths(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for trial := 0; trial < 300; trial++ {
+		g := randomDAG(r, 2+r.Intn(14))
+		all := allEdgePaths(g)
+		ref, _ := New(g)
+		var order [][]int32 // unpruned order
+		for {
+			p, ok := ref.Next()
+			if !ok {
+				break
+			}
+			order = append(order, ref.Edges(p, nil))
+		}
+		if len(order) != len(all) {
+			t.Fatalf("trial %d: %d paths, want %d", trial, len(order), len(all))
+		}
+		set := NewPrefixSet()
+		e, _ := New(g)
+		e.Prune(set)
+		pos := 0 // next index in order that may come out
+		for {
+			p, ok := e.Next()
+			if !ok {
+				break
+			}
+			got := e.Edges(p, nil)
+			if set.Covers(got) {
+				t.Fatalf("trial %d: produced a dead path %v", trial, got)
+			}
+			// Every path of the reference order between pos and this one
+			// must be dead.
+			for ; pos < len(order) && !same(order[pos], got); pos++ {
+				if !set.Covers(order[pos]) {
+					t.Fatalf("trial %d: skipped live path %v", trial, order[pos])
+				}
+			}
+			if pos == len(order) {
+				t.Fatalf("trial %d: path %v out of order or unknown", trial, got)
+			}
+			pos++
+			if r.Intn(3) == 0 {
+				// Kill a prefix of some path, possibly one to come.
+				q := all[r.Intn(len(all))]
+				set.Add(q[:1+r.Intn(len(q))])
+			}
+		}
+		for ; pos < len(order); pos++ {
+			if !set.Covers(order[pos]) {
+				t.Fatalf("trial %d: live path %v never produced", trial, order[pos])
+			}
+		}
+	}
+}
+
+func same(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPruneChain: in a chain of 40 diamonds (2^40 paths), killing the
+// prefix up to the second heavy side taken leaves the 41 paths with at most
+// one heavy side; each pair of heavy sides is refuted once, so at most
+// 40·39/2 dead paths come out before the live ones are all found.
+func TestPruneChain(t *testing.T) {
+	const n = 40
+	g := chain(n)
+	set := NewPrefixSet()
+	e, _ := New(g)
+	e.Prune(set)
+	count, live := 0, 0
+	for {
+		p, ok := e.Next()
+		if !ok {
+			break
+		}
+		edges := e.Edges(p, nil)
+		count++
+		if count > n*(n-1)/2+n+1 {
+			t.Fatalf("more than %d paths came out", n*(n-1)/2+n+1)
+		}
+		// Find the second heavy edge (edge 4i of diamond i) and kill the prefix up to it.
+		heavy := 0
+		for j, ed := range edges {
+			if ed%4 == 0 {
+				heavy++
+				if heavy == 2 {
+					set.Add(edges[:j+1])
+					break
+				}
+			}
+		}
+		if heavy < 2 {
+			live++
+		}
+	}
+	if live != n+1 {
+		t.Fatalf("%d live paths, want %d", live, n+1)
+	}
+}
