@@ -204,3 +204,37 @@ func countPaths(g *cfg.Graph) int {
 	}
 	return n[g.Sink]
 }
+
+// TestExactCostNeverExceedsEdgeCost: the exact price of a path counts the
+// latency it hides along itself, so it is at most the over-estimate the
+// enumeration orders by, on every path of every example.
+func TestExactCostNeverExceedsEdgeCost(t *testing.T) {
+	tg := mustTarget(t, "nfp-agilio-cx")
+	for _, name := range []string{"fig2", "counter", "parser", "loop", "call"} {
+		p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := cfg.Build(p, cfg.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Cost(g, tg)
+		o, err := NewOrdered(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2000; i++ {
+			p, ok := o.Next()
+			if !ok {
+				break
+			}
+			exact := c.ExactCost(p.Edges)
+			for k := range exact {
+				if exact[k] > p.Cost[k]+1e-9 {
+					t.Fatalf("%s path %d: exact %s cost %g above the enumeration's %g", name, i, tg.Components[k].Name, exact[k], p.Cost[k])
+				}
+			}
+		}
+	}
+}

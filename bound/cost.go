@@ -176,3 +176,36 @@ func (c *Costed) PathCost(edges []int32) target.Vec {
 	}
 	return v
 }
+
+// ExactCost prices one path with the memory latency it really hides: the
+// cycles since the previous memory access are counted along this path, not
+// taken as the fewest over all paths as Cost does. ExactCost(p) never
+// exceeds PathCost(p).
+func (c *Costed) ExactCost(edges []int32) target.Vec {
+	g, t := c.G, c.T
+	bc := t.BlockComponent
+	notes := map[string]bool{}
+	var total target.Vec
+	since := 0.0
+	for _, ei := range edges {
+		e := g.Edges[ei]
+		body, end := c.nodeCost(e.From, since, notes)
+		v := body
+		switch e.Kind {
+		case cfg.EdgeEntry:
+			v = v.Add(t.PerPacket)
+		case cfg.EdgeTaken:
+			v = v.Add(t.Taken)
+		case cfg.EdgeNotTaken:
+			v = v.Add(t.NotTaken)
+		}
+		total = total.Add(v)
+		if bc >= 0 {
+			since = 0
+			if e.Kind != cfg.EdgeEntry {
+				since = end + (v[bc] - body[bc])
+			}
+		}
+	}
+	return total
+}

@@ -2,10 +2,21 @@ package bound
 
 import (
 	"math"
+	"slices"
 
 	"github.com/dpperf/dpperf/pathenum"
 	"github.com/dpperf/dpperf/target"
 )
+
+// Metric is what the bound guarantees.
+type Metric int
+
+const (
+	PacketRate Metric = iota // packets per second
+	BitRate                  // bits per second, at each path's smallest packet
+)
+
+func (m Metric) String() string { return [...]string{"pps", "bps"}[m] }
 
 // Path is one program path with its cost and throughput.
 type Path struct {
@@ -14,102 +25,183 @@ type Path struct {
 	Rates      target.Vec // packets/s each component sustains on this path
 	Rate       float64    // packets/s: the minimum over components
 	Bottleneck int        // component index with the lowest rate
+	Size       int        // smallest packet, bytes, the static analysis proves for the path
+	Key        float64    // the metric's value: Rate, or Rate × 8 × Size
 }
 
-// Ordered enumerates the paths of a costed graph slowest-first by packet
-// rate over all components. It runs one longest-path enumeration per
-// component and interleaves them by rate; a path is produced only by the
-// enumeration of its bottleneck component, so each path comes out once.
+// instance is one longest-path enumeration: one component's cost, over the
+// edges allowed for one packet size.
+type instance struct {
+	k    int
+	size int
+	enum *pathenum.Enumerator
+	head *pathenum.Path // next path, nil when exhausted
+}
+
+// Ordered enumerates the paths of a costed graph slowest-first by the
+// metric. It runs one longest-path enumeration per component (and, for the
+// bit rate, per distinct packet size the program checks) and interleaves
+// them by the metric; a path is produced only by the enumeration of its
+// bottleneck component and its own packet size, so each path comes out once.
 type Ordered struct {
-	c     *Costed
-	enums []*pathenum.Enumerator
-	heads []*pathenum.Path // next path of each enumeration, nil when exhausted
-	buf   []int32
-	Seen  int // paths pulled from all enumerations, including discarded ones
+	c      *Costed
+	metric Metric
+	inst   []*instance
+	buf    []int32
+	Seen   int // paths pulled from all enumerations, including discarded ones
 }
 
-// NewOrdered prepares the ordered enumeration of c's paths.
-func NewOrdered(c *Costed) (*Ordered, error) {
-	o := &Ordered{c: c}
+// NewOrdered prepares the ordered enumeration of c's paths by packet rate.
+func NewOrdered(c *Costed) (*Ordered, error) { return NewOrderedBy(c, PacketRate, nil) }
+
+// NewOrderedBy prepares the ordered enumeration of c's paths by metric.
+// With prune, paths starting with a prefix of the set are skipped.
+func NewOrderedBy(c *Costed, metric Metric, prune *pathenum.PrefixSet) (*Ordered, error) {
+	o := &Ordered{c: c, metric: metric}
 	g := c.G
 	from := make([]int32, len(g.Edges))
 	to := make([]int32, len(g.Edges))
 	for i, e := range g.Edges {
 		from[i], to[i] = int32(e.From), int32(e.To)
 	}
-	for k := range c.T.Components {
-		w := make([]float64, len(g.Edges))
-		for i := range w {
-			w[i] = c.Edge[i][k]
+	sizes := []int{c.T.MinPacket}
+	if metric == BitRate {
+		sizes = c.Sizes()
+	}
+	for _, size := range sizes {
+		for k := range c.T.Components {
+			w := make([]float64, len(g.Edges))
+			for i := range w {
+				w[i] = c.Edge[i][k]
+				if metric == BitRate && int(g.Edges[i].MinLen) > size {
+					w[i] = math.Inf(-1) // not on paths of this size
+				}
+			}
+			e, err := pathenum.New(&pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink), From: from, To: to, Weight: w})
+			if err != nil {
+				return nil, err
+			}
+			if prune != nil {
+				e.Prune(prune)
+			}
+			in := &instance{k: k, size: size, enum: e}
+			o.inst = append(o.inst, in)
+			o.pull(in)
 		}
-		e, err := pathenum.New(&pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink), From: from, To: to, Weight: w})
-		if err != nil {
-			return nil, err
-		}
-		o.enums = append(o.enums, e)
-		o.heads = append(o.heads, nil)
-		o.pull(k)
 	}
 	return o, nil
 }
 
-func (o *Ordered) pull(k int) {
-	if p, ok := o.enums[k].Next(); ok {
-		o.heads[k] = &p
+// Sizes lists the distinct smallest packet sizes of the graph's paths as
+// far as its bounds checks show: the target's minimum and every larger
+// length an edge proves.
+func (c *Costed) Sizes() []int {
+	sizes := []int{c.T.MinPacket}
+	for _, e := range c.G.Edges {
+		if int(e.MinLen) > c.T.MinPacket {
+			sizes = append(sizes, int(e.MinLen))
+		}
+	}
+	slices.Sort(sizes)
+	return slices.Compact(sizes)
+}
+
+// PathSize is the smallest packet a path needs by the static analysis.
+func (c *Costed) PathSize(edges []int32) int {
+	size := c.T.MinPacket
+	for _, e := range edges {
+		size = max(size, int(c.G.Edges[e].MinLen))
+	}
+	return size
+}
+
+func (o *Ordered) pull(in *instance) {
+	if p, ok := in.enum.Next(); ok && !math.IsInf(p.Cost, -1) {
+		in.head = &p
 		o.Seen++
 	} else {
-		o.heads[k] = nil
+		in.head = nil
 	}
 }
 
-// rateOf converts a component cost into packets/s.
-func (o *Ordered) rateOf(k int, cost float64) float64 {
-	if cost <= 0 {
-		return math.Inf(1)
+// key is the metric of a path priced cost on component k at packet size.
+func (o *Ordered) key(k, size int, cost float64) float64 {
+	rate := math.Inf(1)
+	if cost > 0 {
+		rate = o.c.T.Components[k].Capacity / cost
 	}
-	return o.c.T.Components[k].Capacity / cost
+	if o.metric == BitRate {
+		return rate * 8 * float64(size)
+	}
+	return rate
+}
+
+// Peek returns the metric of the next path, a lower bound on the metric of
+// every path still to come; false when none is left.
+func (o *Ordered) Peek() (float64, bool) {
+	best, ok := math.Inf(1), false
+	for _, in := range o.inst {
+		if in.head != nil {
+			best, ok = min(best, o.key(in.k, in.size, in.head.Cost)), true
+		}
+	}
+	return best, ok
 }
 
 // Next returns the next slowest path, or false when every path has been
 // produced.
 func (o *Ordered) Next() (Path, bool) {
 	for {
-		best := -1
-		for k, h := range o.heads {
-			if h == nil {
+		var best *instance
+		for _, in := range o.inst {
+			if in.head == nil {
 				continue
 			}
-			if best < 0 || o.rateOf(k, h.Cost) < o.rateOf(best, o.heads[best].Cost) {
-				best = k
+			if best == nil || o.key(in.k, in.size, in.head.Cost) < o.key(best.k, best.size, best.head.Cost) {
+				best = in
 			}
 		}
-		if best < 0 {
+		if best == nil {
 			return Path{}, false
 		}
-		h := *o.heads[best]
-		o.buf = o.enums[best].Edges(h, o.buf[:0])
-		cost := o.c.PathCost(o.buf)
-		p := Path{Cost: cost, Rates: o.c.T.Rate(cost)}
-		p.Rate, p.Bottleneck = math.Inf(1), 0
-		for k := range o.c.T.Components {
-			if p.Rates[k] < p.Rate {
-				p.Rate, p.Bottleneck = p.Rates[k], k
-			}
-		}
+		o.buf = best.enum.Edges(*best.head, o.buf[:0])
 		o.pull(best)
-		if p.Bottleneck != best {
-			continue // produced again by its bottleneck's enumeration
+		p := o.c.pathOf(o.buf, o.metric)
+		if p.Bottleneck != best.k || (o.metric == BitRate && p.Size != best.size) {
+			continue // produced again by its own instance
 		}
 		p.Edges = append([]int32(nil), o.buf...)
 		return p, true
 	}
 }
 
+// pathOf prices a path as the enumeration does: edge costs over-estimated
+// for every path, the packet size under-estimated by the static analysis.
+func (c *Costed) pathOf(edges []int32, metric Metric) Path {
+	cost := c.PathCost(edges)
+	return c.pathWith(cost, c.PathSize(edges), metric)
+}
+
+func (c *Costed) pathWith(cost target.Vec, size int, metric Metric) Path {
+	p := Path{Cost: cost, Rates: c.T.Rate(cost), Size: size}
+	p.Rate, p.Bottleneck = math.Inf(1), 0
+	for k := range c.T.Components {
+		if p.Rates[k] < p.Rate {
+			p.Rate, p.Bottleneck = p.Rates[k], k
+		}
+	}
+	p.Key = p.Rate
+	if metric == BitRate {
+		p.Key = p.Rate * 8 * float64(size)
+	}
+	return p
+}
+
 // Elements is the number of stored path prefixes across the enumerations.
 func (o *Ordered) Elements() int {
 	n := 0
-	for _, e := range o.enums {
-		n += e.Elements()
+	for _, in := range o.inst {
+		n += in.enum.Elements()
 	}
 	return n
 }

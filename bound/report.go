@@ -18,7 +18,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 }
 
 var kindTitles = map[string]string{
-	"naive": "naive bound: the slowest path, whether or not any packet can take it",
+	"naive":        "naive bound: the slowest path, whether or not any packet can take it",
+	"ssp":          "guarantee: the slowest path that some packet can take (slowest satisfiable path)",
+	"intermediate": "intermediate bound: the search was cut short; every slower path is impossible, faster ones are unchecked",
 }
 
 // WriteText writes r as an aligned report for people.
@@ -37,6 +39,13 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  packet rate\t%s\n", units.PacketRate(b.PacketRate))
 	fmt.Fprintf(tw, "  bit rate\t%s at %d B packets\n", units.BitRate(b.BitRate), b.PacketBytes)
 	fmt.Fprintf(tw, "  bottleneck\t%s\n", b.Bottleneck)
+	if n := r.Naive; n != nil {
+		fmt.Fprintf(tw, "  naive bound\t%s, %s at %d B (slowest path %s)\n", units.PacketRate(n.PacketRate), units.BitRate(n.BitRate), n.PacketBytes, units.PacketRate(n.PathRate))
+	}
+	if s := r.Search; s != nil {
+		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
+			r.Metric, s.Checked, s.Refuted, s.Unknown, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
+	}
 	var limits []string
 	if r.Target.PacketRate > 0 {
 		limits = append(limits, "packet rate "+units.PacketRate(r.Target.PacketRate))
@@ -66,9 +75,36 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	for _, pr := range r.Paths {
 		if pr.Rank == 1 {
-			fmt.Fprintf(w, "\nslowest path, as source lines:\n")
+			what := "slowest path"
+			if r.Kind == "ssp" {
+				what = "slowest satisfiable path"
+			}
+			fmt.Fprintf(w, "\n%s, as source lines:\n", what)
 		} else {
 			fmt.Fprintf(w, "\npath %d:\n", pr.Rank)
+		}
+		if ex := pr.Example; ex != nil {
+			minimal := "the smallest that takes the path"
+			if !ex.Minimal {
+				minimal = "not proven the smallest (solver timeout)"
+			}
+			fmt.Fprintf(w, "  example packet: %d B, %s; the program returns %d\n", ex.Length, minimal, ex.Verdict)
+			for _, l := range ex.Layers {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+			fmt.Fprintf(w, "    %s\n", ex.Packet)
+			for _, m := range ex.Maps {
+				switch {
+				case m.Absent:
+					fmt.Fprintf(w, "  map %s: key %s absent\n", m.Map, m.Key)
+				case m.Global:
+					fmt.Fprintf(w, "  global %s = %s\n", m.Map, m.Value)
+				default:
+					fmt.Fprintf(w, "  map %s: key %s = %s\n", m.Map, m.Key, m.Value)
+				}
+			}
+		} else if pr.Status == "unknown" {
+			fmt.Fprintln(w, "  the solver timed out on this path; it is taken as possible, which keeps the bound valid")
 		}
 		for _, l := range pr.Lines {
 			fmt.Fprintf(tw, "  %s\t%s\n", l.Loc, l.Text)
@@ -85,6 +121,17 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// seconds formats a duration in seconds for people.
+func seconds(s float64) string {
+	switch {
+	case s < 1e-3:
+		return fmt.Sprintf("%.0f µs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.2f s", s)
 }
 
 func orDash(s string) string {

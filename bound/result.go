@@ -17,11 +17,37 @@ type Result struct {
 	Graph   GraphInfo   `json:"graph"`
 	Target  TargetInfo  `json:"target"`
 	// Kind says what the bound establishes: "naive" (the slowest path,
-	// whether or not any packet can take it).
-	Kind  string       `json:"kind"`
-	Bound Bound        `json:"bound"`
-	Paths []PathReport `json:"paths"`
-	Notes []string     `json:"notes"`
+	// whether or not any packet can take it), "ssp" (the slowest path that
+	// some packet can take) or "intermediate" (a search cut short: every
+	// path slower than the bound is impossible, faster ones are unchecked).
+	Kind   string       `json:"kind"`
+	Metric string       `json:"metric"` // "pps" or "bps": what the search ordered by
+	Bound  Bound        `json:"bound"`
+	Naive  *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
+	Search *SearchInfo  `json:"search,omitempty"`
+	Paths  []PathReport `json:"paths"`
+	Notes  []string     `json:"notes"`
+}
+
+// SearchInfo describes a search for the slowest satisfiable path.
+type SearchInfo struct {
+	Workers    int     `json:"workers"`
+	Checked    int     `json:"paths_checked"`  // paths decided, in order
+	Refuted    int     `json:"paths_refuted"`  // of which impossible
+	Unknown    int     `json:"paths_unknown"`  // solver timeouts, taken as possible
+	Folded     int     `json:"refuted_folded"` // refuted by a constant condition, without the solver
+	Solver     int     `json:"solver_checks"`
+	Prefixes   int     `json:"refuted_prefixes"` // prefixes pruned from the enumeration
+	Enumerated int     `json:"paths_enumerated"`
+	Seconds    float64 `json:"seconds"`
+	Series     []Point `json:"series"` // the bound as it improved
+}
+
+// Point is the bound at a moment of the search.
+type Point struct {
+	Seconds float64 `json:"seconds"`
+	Bound   float64 `json:"bound"` // in the metric's unit
+	Checked int     `json:"checked"`
 }
 
 // ProgramInfo identifies the analysed program.
@@ -76,6 +102,11 @@ type PathReport struct {
 	Cost         map[string]float64 `json:"cost"`
 	Instructions int                `json:"instructions"`
 	Lines        []SourceLine       `json:"lines"`
+	// Status of a searched path: "satisfiable", or "unknown" (a solver
+	// timeout; taken as possible, which keeps the bound valid).
+	Status      string   `json:"status,omitempty"`
+	PacketBytes int      `json:"packet_bytes,omitempty"` // smallest packet that takes the path
+	Example     *Example `json:"example,omitempty"`
 }
 
 // SourceLine is a source location on a path.
@@ -90,7 +121,7 @@ type SourceLine struct {
 // paths found so far.
 func Naive(ctx context.Context, c *Costed, k int) (*Result, error) {
 	r := newResult(c)
-	r.Kind = "naive"
+	r.Kind, r.Metric = "naive", PacketRate.String()
 	o, err := NewOrdered(c)
 	if err != nil {
 		return nil, err
@@ -130,17 +161,23 @@ func newResult(c *Costed) *Result {
 // bound turns the slowest path into the guarantee, capped by the target's
 // fixed limits.
 func (c *Costed) bound(p Path) Bound {
+	return c.boundAt(p.Rate, c.T.MinPacket, c.T.Components[p.Bottleneck].Name)
+}
+
+// boundAt is the guarantee of a path sustaining rate packets/s at packets
+// of size bytes, capped by the target's packet-rate and line-rate limits.
+func (c *Costed) boundAt(rate float64, size int, bottleneck string) Bound {
 	t := c.T
-	b := Bound{PacketRate: p.Rate, PathRate: p.Rate, PacketBytes: t.MinPacket, Bottleneck: t.Components[p.Bottleneck].Name}
+	b := Bound{PacketRate: rate, PathRate: rate, PacketBytes: size, Bottleneck: bottleneck}
 	if t.PacketRate > 0 && t.PacketRate < b.PacketRate {
 		b.PacketRate, b.Bottleneck = t.PacketRate, "packet_rate_limit"
 	}
 	if t.LineRate > 0 {
-		if line := t.LineRate / float64(8*(t.MinPacket+t.WireOverhead)); line < b.PacketRate {
+		if line := t.LineRate / float64(8*(size+t.WireOverhead)); line < b.PacketRate {
 			b.PacketRate, b.Bottleneck = line, "line_rate"
 		}
 	}
-	b.BitRate = b.PacketRate * float64(8*b.PacketBytes)
+	b.BitRate = b.PacketRate * float64(8*size)
 	return b
 }
 

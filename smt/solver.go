@@ -68,7 +68,8 @@ func Start(cfg Config) (*Solver, error) {
 	}
 	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), out: bufio.NewReader(stdout),
 		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout}
-	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)"); err != nil {
+	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)",
+		"(set-option :produce-unsat-cores true)", "(set-logic QF_ABV)"); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -175,32 +176,65 @@ func (s *Solver) readLine() (string, error) {
 // Value returns the model's value of a term after a Sat check, as the
 // solver prints it (e.g. "#x0800").
 func (s *Solver) Value(term string) (string, error) {
-	if err := s.send("(get-value (" + term + "))"); err != nil {
+	v, err := s.Values([]string{term})
+	if err != nil {
 		return "", err
 	}
-	// The answer is ((term value)), possibly over several lines.
-	var b strings.Builder
-	depth := 0
-	for {
-		l, err := s.readLine()
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(l)
-		b.WriteByte(' ')
-		depth += strings.Count(l, "(") - strings.Count(l, ")")
-		if depth <= 0 {
-			break
-		}
-	}
-	ans := strings.TrimSpace(b.String())
-	inner := strings.TrimSuffix(strings.TrimPrefix(ans, "(("), "))")
-	inner = strings.TrimSpace(strings.TrimPrefix(inner, term))
-	if inner == ans || inner == "" {
-		return "", fmt.Errorf("smt solver: unexpected value answer %q", ans)
-	}
-	return inner, nil
+	return v[0], nil
 }
+
+// Values returns the model's values of several terms after a Sat check.
+func (s *Solver) Values(terms []string) ([]string, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if err := s.send("(get-value (" + strings.Join(terms, " ") + "))"); err != nil {
+		return nil, err
+	}
+	ans, err := s.readSexp()
+	if err != nil {
+		return nil, err
+	}
+	pairs, ok := ans.([]any)
+	if !ok || len(pairs) != len(terms) {
+		return nil, fmt.Errorf("smt solver: unexpected answer to get-value: %v", ans)
+	}
+	out := make([]string, len(pairs))
+	for i, p := range pairs {
+		pv, ok := p.([]any)
+		if !ok || len(pv) != 2 {
+			return nil, fmt.Errorf("smt solver: unexpected pair in get-value answer: %v", p)
+		}
+		out[i] = sexpString(pv[1])
+	}
+	return out, nil
+}
+
+// UnsatCore returns the names of the named assertions, (! term :named N),
+// that the last Unsat check needed.
+func (s *Solver) UnsatCore() ([]string, error) {
+	if err := s.send("(get-unsat-core)"); err != nil {
+		return nil, err
+	}
+	ans, err := s.readSexp()
+	if err != nil {
+		return nil, err
+	}
+	list, ok := ans.([]any)
+	if !ok {
+		return nil, fmt.Errorf("smt solver: unexpected unsat core %v", ans)
+	}
+	names := make([]string, 0, len(list))
+	for _, n := range list {
+		if a, ok := n.(string); ok {
+			names = append(names, a)
+		}
+	}
+	return names, nil
+}
+
+// Send writes commands (declarations, definitions, assertions) as they are.
+func (s *Solver) Send(lines ...string) error { return s.send(lines...) }
 
 // Close ends the solver process.
 func (s *Solver) Close() error {

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cilium/ebpf"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
@@ -43,6 +46,16 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	unroll := fs.Int("unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
 	lb := loopBounds{}
 	fs.Var(lb, "loop-bound", "bound one loop: `LOC=N`, LOC a header source line (prog.c:42) or insn:INDEX; repeatable")
+	naive := fs.Bool("naive", false, "only the naive bound: the slowest path, possible or not (no solver)")
+	metric := fs.String("metric", "pps", "what to guarantee: `pps` (packet rate) or bps (bit rate at each path's smallest packet)")
+	timeLimit := fs.Duration("time-limit", 0, "end the search after `DURATION` with the best bound so far (reported as intermediate)")
+	stream := fs.Bool("stream", false, "write each improvement of the bound as a JSON line, then the result as a last line")
+	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
+	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
+	queryTimeout := fs.Duration("solver-timeout", 10*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
+	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
+	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
+	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -53,6 +66,18 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *paths < 1 {
 		return fail.Usagef("bound: --paths must be at least 1")
+	}
+	var m bound.Metric
+	switch *metric {
+	case "pps":
+		m = bound.PacketRate
+	case "bps":
+		m = bound.BitRate
+	default:
+		return fail.Usagef("bound: --metric must be pps or bps, got %q", *metric)
+	}
+	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate) {
+		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream or --metric")
 	}
 	var reqRate float64
 	var reqKind units.RateKind
@@ -78,14 +103,41 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := bound.Naive(ctx, bound.Cost(g, t), *paths)
+	costed := bound.Cost(g, t)
+	w := bufio.NewWriter(stdout)
+	var res *bound.Result
+	if *naive {
+		res, err = bound.Naive(ctx, costed, *paths)
+	} else {
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxPacket: *maxPacket,
+			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
+		switch {
+		case *stream:
+			opts.Progress = streamer(w)
+		case isTerminal(stderr):
+			opts.Progress = progressPrinter(stderr, m)
+		}
+		res, err = bound.SSP(ctx, costed, opts)
+	}
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(stdout)
-	if *asJSON {
+	if *pcapOut != "" {
+		if err := writeExamplePcap(*pcapOut, res); err != nil {
+			return err
+		}
+	}
+	if *mapsOut != "" {
+		if err := writeExampleMaps(*mapsOut, res); err != nil {
+			return err
+		}
+	}
+	switch {
+	case *stream:
+		err = json.NewEncoder(w).Encode(streamLine{Type: "result", Result: res})
+	case *asJSON:
 		err = res.WriteJSON(w)
-	} else {
+	default:
 		err = res.WriteText(w)
 	}
 	if err == nil {

@@ -1,0 +1,182 @@
+package bound
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
+)
+
+// Example is an input that drives the program along a reported path.
+type Example struct {
+	Length  int        `json:"length"`  // bytes
+	Minimal bool       `json:"minimal"` // no shorter packet takes the path
+	Packet  string     `json:"packet"`  // hex
+	Layers  []string   `json:"layers"`  // the packet decoded
+	Ifindex uint32     `json:"ingress_ifindex"`
+	RxQueue uint32     `json:"rx_queue_index"`
+	Verdict uint64     `json:"verdict"` // what the program returns on this path
+	Maps    []MapEntry `json:"maps"`    // contents the path needs
+	Raw     []byte     `json:"-"`
+}
+
+// MapEntry is a map element (or global data) the path needs.
+type MapEntry struct {
+	Map    string `json:"map"`
+	Key    string `json:"key,omitempty"`   // hex, memory order
+	Value  string `json:"value,omitempty"` // hex, memory order
+	Absent bool   `json:"absent,omitempty"`
+	Global bool   `json:"global,omitempty"`
+}
+
+func exampleOf(ex *symex.Example) *Example {
+	e := &Example{Length: len(ex.Packet), Minimal: ex.Minimal, Packet: symex.Hex(ex.Packet), Layers: Decode(ex.Packet),
+		Ifindex: ex.Ifindex, RxQueue: ex.RxQueue, Verdict: ex.Verdict, Raw: ex.Packet, Maps: []MapEntry{}}
+	for _, m := range ex.Maps {
+		e.Maps = append(e.Maps, MapEntry{Map: m.Map, Key: symex.Hex(m.Key), Value: symex.Hex(m.Value), Absent: m.Absent, Global: m.Global})
+	}
+	return e
+}
+
+// Decode describes a packet layer by layer, as far as gopacket decodes it.
+func Decode(data []byte) []string {
+	pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+	var out []string
+	for _, l := range pkt.Layers() {
+		if l.LayerType() != gopacket.LayerTypeDecodeFailure {
+			out = append(out, describe(l))
+		}
+	}
+	if el := pkt.ErrorLayer(); el != nil {
+		out = append(out, "undecodable: "+el.Error().Error())
+	}
+	return out
+}
+
+func describe(l gopacket.Layer) string {
+	switch v := l.(type) {
+	case *layers.Ethernet:
+		return fmt.Sprintf("Ethernet %s > %s type %s (0x%04x)", v.SrcMAC, v.DstMAC, v.EthernetType, uint16(v.EthernetType))
+	case *layers.Dot1Q:
+		return fmt.Sprintf("802.1Q vlan %d type %s", v.VLANIdentifier, v.Type)
+	case *layers.IPv4:
+		return fmt.Sprintf("IPv4 %s > %s proto %s ihl %d len %d ttl %d flags %s frag %d", v.SrcIP, v.DstIP, v.Protocol, v.IHL, v.Length, v.TTL, v.Flags, v.FragOffset)
+	case *layers.IPv6:
+		return fmt.Sprintf("IPv6 %s > %s next %s len %d hop %d", v.SrcIP, v.DstIP, v.NextHeader, v.Length, v.HopLimit)
+	case *layers.TCP:
+		return fmt.Sprintf("TCP %d > %d flags %s seq %d", v.SrcPort, v.DstPort, tcpFlags(v), v.Seq)
+	case *layers.UDP:
+		return fmt.Sprintf("UDP %d > %d len %d", v.SrcPort, v.DstPort, v.Length)
+	case *layers.ICMPv4:
+		return fmt.Sprintf("ICMPv4 %s", v.TypeCode)
+	case *layers.ICMPv6:
+		return fmt.Sprintf("ICMPv6 %s", v.TypeCode)
+	case gopacket.Payload:
+		return fmt.Sprintf("payload %d B", len(v))
+	}
+	return fmt.Sprintf("%s %d B", l.LayerType(), len(l.LayerContents()))
+}
+
+func tcpFlags(t *layers.TCP) string {
+	var f []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{t.SYN, "S"}, {t.ACK, "A"}, {t.FIN, "F"}, {t.RST, "R"}, {t.PSH, "P"}, {t.URG, "U"}, {t.ECE, "E"}, {t.CWR, "C"}} {
+		if x.on {
+			f = append(f, x.name)
+		}
+	}
+	if len(f) == 0 {
+		return "none"
+	}
+	return strings.Join(f, "")
+}
+
+// finish fills the result of a search.
+func (s *search) finish(r *Result, notes map[string]bool) {
+	c := s.c
+	r.Metric = s.opts.Metric.String()
+	r.Kind = "intermediate"
+	if s.final {
+		r.Kind = "ssp"
+	}
+	s.stats.Workers = s.opts.Workers
+	s.stats.Enumerated = s.ord.Seen
+	s.stats.Seconds = time.Since(s.start).Seconds()
+	s.stats.Series = s.series
+	if s.stats.Series == nil {
+		s.stats.Series = []Point{}
+	}
+	r.Search = &s.stats
+	if s.naive != nil {
+		nb := c.bound(*s.naive)
+		if s.opts.Metric == BitRate {
+			nb = c.boundAt(s.naive.Rate, s.naive.Size, c.T.Components[s.naive.Bottleneck].Name)
+		}
+		r.Naive = &nb
+	}
+	for n := range notes {
+		r.Notes = append(r.Notes, n)
+	}
+	sort.Strings(r.Notes)
+
+	if s.final && s.bestPath != nil {
+		p := *s.bestPath
+		size := p.Size
+		if s.bestEx != nil && len(s.bestEx.Packet) > size {
+			size = len(s.bestEx.Packet)
+		}
+		exact := c.pathWith(c.ExactCost(p.Edges), size, s.opts.Metric)
+		exact.Edges = p.Edges
+		r.Bound = s.boundOf(exact)
+		pr := c.report(1, exact)
+		pr.PacketBytes = size
+		pr.BitRate = exact.Rate * float64(8*size)
+		pr.Status = "satisfiable"
+		if s.bestOut == smt.Unknown {
+			pr.Status = "unknown"
+		}
+		if s.bestEx != nil {
+			pr.Example = exampleOf(s.bestEx)
+		}
+		r.Paths = append(r.Paths, pr)
+		return
+	}
+	// Cut short: the bound is the metric below which every path is refuted.
+	v := s.bound
+	if math.IsInf(v, 1) || v == 0 {
+		if key, ok := s.ord.Peek(); ok {
+			v = key
+		}
+	}
+	size := c.T.MinPacket
+	if p, ok := s.paths[s.low]; ok {
+		size = p.Size
+	}
+	if s.opts.Metric == BitRate {
+		r.Bound = c.boundAt(v/float64(8*size), size, "intermediate")
+	} else {
+		r.Bound = c.boundAt(v, c.T.MinPacket, "intermediate")
+	}
+	if r.Paths == nil {
+		r.Paths = []PathReport{}
+	}
+}
+
+// boundOf is the guarantee the SSP gives under the metric.
+func (s *search) boundOf(p Path) Bound {
+	c := s.c
+	name := c.T.Components[p.Bottleneck].Name
+	if s.opts.Metric == BitRate {
+		return c.boundAt(p.Rate, p.Size, name)
+	}
+	return c.boundAt(p.Rate, c.T.MinPacket, name)
+}

@@ -1,0 +1,303 @@
+package bound
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/dpperf/dpperf/pathenum"
+	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
+)
+
+// SearchOptions configure the search for the slowest satisfiable path.
+type SearchOptions struct {
+	Metric    Metric
+	Solver    smt.Config    // the solver command and its per-query timeout
+	Workers   int           // solver processes checking paths in parallel; 0: one per CPU
+	TimeLimit time.Duration // end the search with the best bound so far; 0: none
+	MaxPacket int           // largest packet, bytes; 0: symex.DefaultMaxPacket
+	// Progress, when set, receives every improvement of the bound and the
+	// final state, from the goroutine that called SSP.
+	Progress func(Progress)
+}
+
+// Progress is the state of a search.
+type Progress struct {
+	Elapsed time.Duration
+	Checked int     // paths decided
+	Refuted int     // of which impossible
+	Bound   float64 // a valid lower bound on the metric over all packets
+	Final   bool    // the search ended
+	SSP     bool    // Bound is the slowest satisfiable path's (tight), not intermediate
+}
+
+type job struct {
+	rank int
+	path Path
+}
+
+type verdict struct {
+	rank    int
+	out     symex.Outcome
+	example *symex.Example
+	err     error
+}
+
+// SSP searches the slowest satisfiable path: it enumerates paths
+// slowest-first by the metric, asks the solver whether each can run,
+// prunes refuted prefixes from the enumeration, and stops at the first
+// satisfiable path once no path still to check could be slower than its
+// exact value (the refinement of over-estimated costs and under-estimated
+// packet sizes). Every refuted path raises the bound, which stays valid at
+// any moment: a time limit or a cancelled ctx ends the search with the
+// best bound so far, reported as intermediate.
+func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
+	start := time.Now()
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	limit := sctx
+	if opts.TimeLimit > 0 {
+		var stop context.CancelFunc
+		limit, stop = context.WithTimeout(sctx, opts.TimeLimit)
+		defer stop()
+	}
+
+	prune := pathenum.NewPrefixSet()
+	ord, err := NewOrderedBy(c, opts.Metric, prune)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make(chan job)
+	verdicts := make(chan verdict, workers)
+	checkers := make([]*symex.Checker, workers)
+	for i := range checkers {
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket})
+		if err != nil {
+			for _, ch := range checkers[:i] {
+				ch.Close()
+			}
+			return nil, err
+		}
+	}
+	for _, ch := range checkers {
+		go func() {
+			defer ch.Close()
+			for j := range jobs {
+				v := verdict{rank: j.rank}
+				v.out, v.err = ch.Check(limit, j.path.Edges)
+				if v.err == nil && v.out.Result == smt.Sat {
+					v.example, v.err = ch.Example(limit)
+				}
+				verdicts <- v
+			}
+		}()
+	}
+
+	r := newResult(c)
+	opts.Workers = workers
+	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{}}
+	err = s.run(limit, jobs, verdicts, workers)
+	close(jobs)
+	for range s.inflight {
+		<-verdicts
+	}
+	notes := map[string]bool{}
+	for _, ch := range checkers {
+		for _, n := range ch.Notes() {
+			notes[n] = true
+		}
+		s.stats.Solver += ch.Checks
+		s.stats.Folded += ch.Folded
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.finish(r, notes)
+	return r, nil
+}
+
+// search is the state of one SSP search.
+type search struct {
+	c        *Costed
+	opts     SearchOptions
+	ord      *Ordered
+	prune    *pathenum.PrefixSet
+	start    time.Time
+	next     int             // rank of the next path to dispatch
+	low      int             // lowest rank not yet decided in order
+	paths    map[int]Path    // dispatched, not yet decided in order
+	done     map[int]verdict // decided out of order
+	inflight int
+	naive    *Path
+	exhaust  bool
+	best     float64 // exact metric of the best satisfiable path so far
+	bestPath *Path
+	bestEx   *symex.Example
+	bestOut  smt.Result
+	bound    float64
+	final    bool
+	stats    SearchInfo
+	series   []Point
+}
+
+func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdict, workers int) error {
+	for {
+		// Dispatch while a worker is free and the next path could still
+		// beat the best satisfiable one.
+		for s.inflight < workers && !s.exhaust && ctx.Err() == nil {
+			key, ok := s.ord.Peek()
+			if !ok || key >= s.best {
+				s.exhaust = !ok
+				break
+			}
+			p, ok := s.ord.Next()
+			if !ok {
+				s.exhaust = true // the remaining heads were duplicates
+				break
+			}
+			if s.naive == nil {
+				s.naive = &p
+			}
+			if s.prune.Covers(p.Edges) {
+				continue // refuted while it waited
+			}
+			s.paths[s.next] = p
+			jobs <- job{s.next, p}
+			s.next++
+			s.inflight++
+		}
+		s.advance()
+		if s.final {
+			return nil
+		}
+		if s.inflight == 0 {
+			if ctx.Err() != nil || s.exhaust || s.stopped() {
+				return s.end(ctx)
+			}
+			continue
+		}
+		var v verdict
+		select {
+		case v = <-verdicts:
+		case <-ctx.Done():
+			v = <-verdicts
+		}
+		s.inflight--
+		if v.err != nil {
+			if ctx.Err() != nil {
+				v.out.Result = smt.Unknown // cut short: decides nothing
+				v.err = nil
+				v.rank = -v.rank - 1
+			} else {
+				return v.err
+			}
+		}
+		if v.rank < 0 {
+			continue
+		}
+		if v.out.Result == smt.Unsat {
+			p := s.paths[v.rank]
+			s.prune.Add(p.Edges[:v.out.Prefix])
+			s.stats.Prefixes = s.prune.Len
+		}
+		s.done[v.rank] = v
+	}
+}
+
+// stopped: nothing in flight and nothing more worth dispatching.
+func (s *search) stopped() bool {
+	key, ok := s.ord.Peek()
+	return !ok || key >= s.best
+}
+
+
+// advance takes decided paths in rank order, updating the best
+// satisfiable path and the bound.
+func (s *search) advance() {
+	for {
+		v, ok := s.done[s.low]
+		if !ok {
+			break
+		}
+		delete(s.done, s.low)
+		p := s.paths[s.low]
+		delete(s.paths, s.low)
+		s.low++
+		s.stats.Checked++
+		switch v.out.Result {
+		case smt.Unsat:
+			s.stats.Refuted++
+		case smt.Unknown:
+			s.stats.Unknown++
+			s.consider(p, v, p.Key)
+		case smt.Sat:
+			s.consider(p, v, s.exact(p, v.example))
+		}
+	}
+	// The bound: every path below the lowest undecided one is decided.
+	lowKey, ok := s.ord.Peek()
+	if !ok {
+		lowKey = math.Inf(1)
+	}
+	if p, ok := s.paths[s.low]; ok {
+		lowKey = p.Key
+	}
+	bound := min(s.best, lowKey)
+	if s.bestPath != nil && lowKey >= s.best {
+		s.final = true
+	}
+	if bound > s.bound || s.final {
+		s.bound = bound
+		if !math.IsInf(bound, 1) {
+			s.report(false)
+		}
+	}
+}
+
+// exact is the metric of a satisfiable path with its exact cost and, for
+// the bit rate, the smallest packet the solver found.
+func (s *search) exact(p Path, ex *symex.Example) float64 {
+	size := p.Size
+	if ex != nil && len(ex.Packet) > size {
+		size = len(ex.Packet)
+	}
+	return s.c.pathWith(s.c.ExactCost(p.Edges), size, s.opts.Metric).Key
+}
+
+func (s *search) consider(p Path, v verdict, value float64) {
+	if value < s.best {
+		s.best, s.bestEx, s.bestOut = value, v.example, v.out.Result
+		q := p
+		s.bestPath = &q
+	}
+}
+
+func (s *search) report(final bool) {
+	pr := Progress{Elapsed: time.Since(s.start), Checked: s.stats.Checked, Refuted: s.stats.Refuted,
+		Bound: s.bound, Final: final, SSP: s.final}
+	if len(s.series) < maxSeries {
+		s.series = append(s.series, Point{Seconds: pr.Elapsed.Seconds(), Bound: pr.Bound, Checked: pr.Checked})
+	} else {
+		s.series[len(s.series)-1] = Point{Seconds: pr.Elapsed.Seconds(), Bound: pr.Bound, Checked: pr.Checked}
+	}
+	if s.opts.Progress != nil {
+		s.opts.Progress(pr)
+	}
+}
+
+const maxSeries = 1000
+
+// end closes a search cut short (time limit, cancel) or exhausted.
+func (s *search) end(ctx context.Context) error {
+	if s.bestPath == nil && ctx.Err() == nil {
+		return fmt.Errorf("no path of the program can run: every one of the %d paths is contradictory", s.stats.Checked)
+	}
+	return nil
+}

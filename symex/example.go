@@ -1,0 +1,202 @@
+package symex
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/dpperf/dpperf/smt"
+)
+
+// Example is an input that drives the program along a satisfiable path:
+// the smallest packet the solver finds and the map contents it needs.
+type Example struct {
+	Packet  []byte
+	Ifindex uint32
+	RxQueue uint32
+	Verdict uint64 // the program's return value on this path
+	// Minimal reports whether Packet is the shortest packet that takes the
+	// path (false when a solver timeout cut the search short).
+	Minimal bool
+	Maps    []MapEntry
+}
+
+// MapEntry is what a map must (or must not) hold for the path.
+type MapEntry struct {
+	Map    string
+	Key    []byte // nil for global data
+	Value  []byte // the value's initial contents; nil when absent
+	Absent bool   // the path needs the key to be missing
+	Global bool   // global data (.data, .bss, .rodata)
+}
+
+// Example asks the solver for the smallest packet, and the map contents,
+// that drive the program along the path of the last Check, which must have
+// been satisfiable.
+func (c *Checker) Example(ctx context.Context) (*Example, error) {
+	if len(c.levels) == 0 {
+		return nil, fmt.Errorf("no path loaded")
+	}
+	st := c.levels[len(c.levels)-1].st
+	ex := &Example{Minimal: true}
+	// Binary search for the smallest length.
+	vals, err := c.s.Values([]string{"len"})
+	if err != nil {
+		return nil, err
+	}
+	hi, err := parseUint(vals[0])
+	if err != nil {
+		return nil, err
+	}
+	lo := uint64(c.opts.MinPacket)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		res, err := c.within(ctx, fmt.Sprintf("(bvule len %s)", konst(64, mid).s))
+		if err != nil {
+			return nil, err
+		}
+		switch res {
+		case smt.Sat:
+			hi = mid
+		case smt.Unsat:
+			lo = mid + 1
+		default:
+			lo, ex.Minimal = mid+1, false
+		}
+	}
+	if err := c.s.Push(); err != nil {
+		return nil, err
+	}
+	defer c.s.Pop()
+	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+		return nil, err
+	}
+	if res, err := c.s.Check(ctx); err != nil || res != smt.Sat {
+		return nil, fmt.Errorf("solver lost the model of a satisfiable path (%v, %v)", res, err)
+	}
+	n := int(hi)
+	terms := []string{"ifindex", "rxq", "(_ bv0 64)"}
+	if st.exited {
+		terms[2] = st.verdict.s
+	}
+	for i := 0; i < n; i++ {
+		terms = append(terms, "(select pkt0 "+konst(32, uint64(i)).s+")")
+	}
+	type span struct{ obj, at, n int }
+	var spans []span
+	for i, o := range st.objs {
+		if o.mapIdx < 0 {
+			continue
+		}
+		spans = append(spans, span{i, len(terms), 0})
+		terms = append(terms, o.found.s)
+		if !o.global {
+			terms = append(terms, o.key.s)
+		}
+		for j := 0; j < o.size; j++ {
+			terms = append(terms, "(select "+o.init+" "+konst(32, uint64(j)).s+")")
+		}
+	}
+	vals, err = c.s.Values(terms)
+	if err != nil {
+		return nil, err
+	}
+	u := func(i int) uint64 {
+		v, e := parseUint(vals[i])
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	ex.Ifindex, ex.RxQueue, ex.Verdict = uint32(u(0)), uint32(u(1)), u(2)
+	ex.Packet = make([]byte, n)
+	for i := range ex.Packet {
+		ex.Packet[i] = byte(u(3 + i))
+	}
+	for _, sp := range spans {
+		o := st.objs[sp.obj]
+		e := MapEntry{Map: c.g.Maps[o.mapIdx].Name, Global: o.global}
+		at := sp.at + 1
+		if !o.global {
+			e.Key, err = bytesLE(vals[at], int(o.key.w)/8)
+			if err != nil {
+				return nil, err
+			}
+			at++
+		}
+		if vals[sp.at] == "false" {
+			e.Absent = true
+		} else {
+			e.Value = make([]byte, o.size)
+			for j := range e.Value {
+				e.Value[j] = byte(u(at + j))
+			}
+		}
+		ex.Maps = append(ex.Maps, e)
+	}
+	return ex, err
+}
+
+// within checks the path's assertions plus one more, in a scope of its own.
+func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) {
+	if err := c.s.Push(); err != nil {
+		return smt.Unknown, err
+	}
+	defer c.s.Pop()
+	if err := c.s.Send("(assert " + extra + ")"); err != nil {
+		return smt.Unknown, err
+	}
+	return c.s.Check(ctx)
+}
+
+// parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.
+func parseUint(s string) (uint64, error) {
+	n, err := parseBig(s)
+	if err != nil {
+		return 0, err
+	}
+	return n.Uint64(), nil
+}
+
+func parseBig(s string) (*big.Int, error) {
+	n := new(big.Int)
+	var ok bool
+	switch {
+	case s == "true":
+		return big.NewInt(1), nil
+	case s == "false":
+		return big.NewInt(0), nil
+	case strings.HasPrefix(s, "#x"):
+		_, ok = n.SetString(s[2:], 16)
+	case strings.HasPrefix(s, "#b"):
+		_, ok = n.SetString(s[2:], 2)
+	case strings.HasPrefix(s, "(_ bv"):
+		f := strings.Fields(strings.Trim(s, "()"))
+		if len(f) == 3 {
+			_, ok = n.SetString(strings.TrimPrefix(f[1], "bv"), 10)
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("smt solver: cannot read value %q", s)
+	}
+	return n, nil
+}
+
+// bytesLE turns a bit-vector value built little endian (the lowest
+// address in the least significant byte) back into memory order.
+func bytesLE(s string, n int) ([]byte, error) {
+	v, err := parseBig(s)
+	if err != nil {
+		return nil, err
+	}
+	be := v.FillBytes(make([]byte, n))
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		be[i], be[j] = be[j], be[i]
+	}
+	return be, nil
+}
+
+// Hex formats bytes for reports.
+func Hex(b []byte) string { return hex.EncodeToString(b) }

@@ -1,0 +1,562 @@
+package symex
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+)
+
+const arraySort = "(Array (_ BitVec 32) (_ BitVec 8))"
+
+// machine executes instructions on a state, writing SMT commands through
+// its builder.
+type machine struct {
+	g     *cfg.Graph
+	p     *bpfprog.Program
+	b     builder
+	st    *state
+	pos   int  // position of the edge being executed in the path
+	dead  bool // a condition folded to false: the prefix is infeasible
+	notes map[string]bool
+}
+
+func (m *machine) note(format string, args ...any) { m.notes[fmt.Sprintf(format, args...)] = true }
+
+// assert adds a named condition; the name carries the edge position so
+// that an unsat core tells which prefix is refuted.
+func (m *machine) assert(c term) {
+	if c.known {
+		if c.c == 0 {
+			m.dead = true
+		}
+		return
+	}
+	m.b.emit(fmt.Sprintf("(assert (! %s :named a%d_%s))", c.s, m.pos, m.b.name("")))
+}
+
+func (m *machine) where(i int) string {
+	if loc, _ := m.p.Line(i); loc != "" {
+		return fmt.Sprintf("insn %d (%s)", i, loc)
+	}
+	return fmt.Sprintf("insn %d", i)
+}
+
+// body executes the instructions of node n, leaving its terminator (jump,
+// call, exit) to the edge that leaves it.
+func (m *machine) body(n cfg.NodeID) error {
+	blk := m.g.Block(n)
+	if blk == nil {
+		return nil
+	}
+	last := blk.Last
+	if blk.Term != cfg.TermFall {
+		last--
+	}
+	for i := blk.First; i <= last; i++ {
+		if err := m.insn(i); err != nil {
+			var u *errUnsupported
+			if ok := asErr(err, &u); ok {
+				return fmt.Errorf("%s: %w", m.where(i), err)
+			}
+			return fmt.Errorf("%s: %w", m.where(i), err)
+		}
+	}
+	return nil
+}
+
+func asErr(err error, u **errUnsupported) bool {
+	e, ok := err.(*errUnsupported)
+	if ok {
+		*u = e
+	}
+	return ok
+}
+
+func (m *machine) insn(i int) error {
+	ins := m.p.Insns[i]
+	op := ins.OpCode
+	st := m.st
+	switch cls := op.Class(); {
+	case cls.IsALU():
+		return m.aluInsn(ins)
+	case cls == asm.LdClass && op.Mode() == asm.ImmMode:
+		switch {
+		case ins.IsLoadFromMap() && ins.Src == asm.PseudoMapValue:
+			obj := m.global(ins.Reference())
+			st.regs[ins.Dst] = pointer(regObj, obj, konst(64, uint64(ins.Constant)>>32))
+		case ins.IsLoadFromMap():
+			st.regs[ins.Dst] = pointer(regMap, m.mapIndex(ins.Reference()), konst(64, 0))
+		case ins.Src == 0:
+			st.regs[ins.Dst] = scalar(konst(64, uint64(ins.Constant)))
+		default:
+			return unsupported("64-bit immediate load of kind %d", ins.Src)
+		}
+	case cls == asm.LdClass:
+		return unsupported("legacy packet load (LD_ABS/LD_IND)")
+	case cls == asm.LdXClass:
+		size := int(op.Size().Sizeof())
+		v, err := m.load(st.regs[ins.Src], int64(ins.Offset), size)
+		if err != nil {
+			return err
+		}
+		if op.Mode() == asm.MemSXMode && !v.isPtr() {
+			v = scalar(m.b.sextTo(m.b.extract(v.off, uint8(8*size-1), 0), 64))
+		}
+		st.regs[ins.Dst] = v
+	case cls == asm.StClass || cls == asm.StXClass:
+		size := int(op.Size().Sizeof())
+		if op.Mode() == asm.AtomicMode {
+			return m.atomic(ins, size)
+		}
+		v := scalar(konst(64, uint64(ins.Constant)))
+		if cls == asm.StXClass {
+			v = st.regs[ins.Src]
+		}
+		return m.store(st.regs[ins.Dst], int64(ins.Offset), size, v)
+	case op.JumpOp() == asm.Call && ins.IsBuiltinCall():
+		return m.helper(asm.BuiltinFunc(ins.Constant))
+	case cls.IsJump():
+		return unsupported("jump %v inside a block", op)
+	default:
+		return unsupported("instruction %v", ins)
+	}
+	return nil
+}
+
+// mapIndex returns the index in Graph.Maps of a map, adding it when the
+// graph did not list it.
+func (m *machine) mapIndex(name string) int {
+	for i, mp := range m.g.Maps {
+		if mp != nil && mp.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// global returns the object holding a global data map (.data, .bss,
+// .rodata): symbolic, since the loader may set it.
+func (m *machine) global(name string) int {
+	idx := m.mapIndex(name)
+	for i, o := range m.st.objs {
+		if o.global && o.mapIdx == idx {
+			return i
+		}
+	}
+	size := 0
+	if idx >= 0 {
+		size = int(m.g.Maps[idx].ValueSize)
+	}
+	arr := m.b.name("g")
+	m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+	m.st.objs = append(m.st.objs, object{mapIdx: idx, size: size, init: arr, arr: arr, global: true, found: boolConst(true)})
+	return len(m.st.objs) - 1
+}
+
+func (m *machine) aluInsn(ins asm.Instruction) error {
+	st, b := m.st, m.b
+	op := ins.OpCode
+	is32 := op.Class() == asm.ALUClass
+	alu := op.ALUOp()
+	dst := st.regs[ins.Dst]
+	src := scalar(konst(64, uint64(ins.Constant)))
+	if op.Source() == asm.RegSource && alu != asm.Swap && alu != asm.Neg {
+		src = st.regs[ins.Src]
+	}
+	if alu == asm.Swap {
+		n := int(ins.Constant) / 8
+		switch {
+		case !is32 || op.Endianness() == asm.BE: // bswap, or to big endian on a little-endian machine
+			st.regs[ins.Dst] = scalar(b.bswap(dst.off, n))
+		default: // to little endian: truncate
+			st.regs[ins.Dst] = scalar(b.zext(b.extract(dst.off, uint8(8*n-1), 0), 64))
+		}
+		return nil
+	}
+	if dst.isPtr() || src.isPtr() {
+		return m.ptrALU(ins, alu, is32, dst, src)
+	}
+	if alu == asm.Mov && ins.Offset != 0 { // sign-extending move
+		v := b.sextTo(b.extract(src.off, uint8(ins.Offset-1), 0), 64)
+		if is32 {
+			v = b.zext(b.extract(v, 31, 0), 64)
+		}
+		st.regs[ins.Dst] = scalar(v)
+		return nil
+	}
+	signed := (alu == asm.Div || alu == asm.Mod) && ins.Offset == 1
+	x, y := dst.off, src.off
+	if is32 {
+		x, y = b.extract(x, 31, 0), b.extract(y, 31, 0)
+	}
+	r, err := b.alu(alu, signed, x, y)
+	if err != nil {
+		return unsupported("%v", err)
+	}
+	st.regs[ins.Dst] = scalar(b.zext(r, 64))
+	return nil
+}
+
+// ptrALU handles arithmetic where an operand is a pointer: the region
+// stays, only the offset moves.
+func (m *machine) ptrALU(ins asm.Instruction, alu asm.ALUOp, is32 bool, dst, src value) error {
+	st, b := m.st, m.b
+	switch {
+	case alu == asm.Mov && !is32:
+		st.regs[ins.Dst] = src
+	case is32:
+		return unsupported("32-bit arithmetic on a %s pointer", dst.reg)
+	case dst.isPtr() && !src.isPtr() && (alu == asm.Add || alu == asm.Sub):
+		off, _ := b.alu(alu, false, dst.off, src.off)
+		st.regs[ins.Dst] = value{reg: dst.reg, obj: dst.obj, off: off, null: dst.null}
+	case !dst.isPtr() && src.isPtr() && alu == asm.Add:
+		off, _ := b.alu(asm.Add, false, src.off, dst.off)
+		st.regs[ins.Dst] = value{reg: src.reg, obj: src.obj, off: off, null: src.null}
+	case dst.isPtr() && src.isPtr() && alu == asm.Sub && dst.reg == src.reg && dst.obj == src.obj:
+		off, _ := b.alu(asm.Sub, false, dst.off, src.off)
+		st.regs[ins.Dst] = scalar(off)
+	default:
+		// The verifier allows little else on pointers; the value becomes a
+		// number the program can only compare or print.
+		m.note("arithmetic %v on a %s pointer: result unconstrained", alu, dst.reg)
+		st.regs[ins.Dst] = scalar(b.fresh(64, "u"))
+	}
+	return nil
+}
+
+// cond returns the Bool under which the conditional jump at insn i is
+// taken.
+func (m *machine) cond(i int) (term, error) {
+	ins := m.p.Insns[i]
+	op := ins.OpCode
+	st, b := m.st, m.b
+	x := st.regs[ins.Dst]
+	y := scalar(konst(64, uint64(ins.Constant)))
+	if op.Source() == asm.RegSource {
+		y = st.regs[ins.Src]
+	}
+	jop := op.JumpOp()
+	is32 := op.Class() == asm.Jump32Class
+	switch {
+	case !x.isPtr() && !y.isPtr():
+		a, c := x.off, y.off
+		if is32 {
+			a, c = b.extract(a, 31, 0), b.extract(c, 31, 0)
+		}
+		return b.cmp(jop, a, c)
+	case x.isPtr() && y.isPtr() && x.reg == y.reg && x.obj == y.obj && !is32:
+		return b.cmp(signedOp(jop), x.off, y.off)
+	case x.isPtr() != y.isPtr() && (jop == asm.JEq || jop == asm.JNE):
+		p, n := x, y
+		if y.isPtr() {
+			p, n = y, x
+		}
+		if n.off.known && n.off.c == 0 {
+			if jop == asm.JEq {
+				return p.null, nil
+			}
+			return b.not(p.null), nil
+		}
+	}
+	m.note("comparison of %s with %s at %s: outcome unconstrained", x.reg, y.reg, m.where(i))
+	return b.fresh(1, "c"), nil
+}
+
+// enter starts the path: the registers and memory the program receives.
+func (m *machine) enter(lenTerm term) {
+	st := m.st
+	for r := range st.regs {
+		st.regs[r] = scalar(konst(64, 0))
+	}
+	st.regs[asm.R1] = pointer(regCtx, 0, konst(64, 0))
+	st.regs[asm.R10] = pointer(regStack, 0, konst(64, 0))
+	st.stacks = []map[int64]cell{{}}
+	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
+	st.lookups = map[string]int{}
+}
+
+// edge applies the way control leaves the edge's source node.
+func (m *machine) edge(e cfg.Edge) error {
+	st := m.st
+	switch e.Kind {
+	case cfg.EdgeTaken, cfg.EdgeNotTaken:
+		_, last := m.g.Insns(e.From)
+		c, err := m.cond(last)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.where(last), err)
+		}
+		if e.Kind == cfg.EdgeNotTaken {
+			c = m.b.not(c)
+		}
+		m.assert(c)
+	case cfg.EdgeCall:
+		f := frame{stack: st.frame}
+		copy(f.saved[:], st.regs[asm.R6:])
+		st.frames = append(st.frames, f)
+		st.frame = len(st.stacks)
+		st.stacks = append(st.stacks, map[int64]cell{})
+		st.regs[asm.R10] = pointer(regStack, st.frame, konst(64, 0))
+	case cfg.EdgeReturn:
+		if len(st.frames) == 0 {
+			return fmt.Errorf("return without a call")
+		}
+		f := st.frames[len(st.frames)-1]
+		st.frames = st.frames[:len(st.frames)-1]
+		copy(st.regs[asm.R6:], f.saved[:])
+		st.frame = f.stack
+		for r := asm.R1; r <= asm.R5; r++ {
+			st.regs[r] = scalar(konst(64, 0))
+		}
+	case cfg.EdgeExit:
+		r0 := st.regs[asm.R0]
+		if r0.isPtr() {
+			return fmt.Errorf("program returns a %s pointer", r0.reg)
+		}
+		st.verdict, st.exited = r0.off, true
+	}
+	return nil
+}
+
+// ctxLoad reads a field of the program context.
+func (m *machine) ctxLoad(off int64, size int) (value, error) {
+	st, b := m.st, m.b
+	switch m.p.Type {
+	case ebpf.XDP:
+		switch off {
+		case 0:
+			return pointer(regPacket, 0, st.pkt.head), nil
+		case 4:
+			return pointer(regPacket, 0, st.pkt.end), nil
+		case 8:
+			return pointer(regPacket, 0, st.pkt.meta), nil
+		case 12:
+			return scalar(b.zext(term{w: 32, s: "ifindex"}, 64)), nil
+		case 16:
+			return scalar(b.zext(term{w: 32, s: "rxq"}, 64)), nil
+		case 20:
+			return scalar(konst(64, 0)), nil // egress_ifindex: only set for devmap programs
+		}
+	case ebpf.SchedCLS, ebpf.SchedACT:
+		switch off {
+		case 76:
+			return pointer(regPacket, 0, st.pkt.head), nil
+		case 80:
+			return pointer(regPacket, 0, st.pkt.end), nil
+		case 140:
+			return pointer(regPacket, 0, st.pkt.meta), nil
+		case 0:
+			l, _ := b.alu(asm.Sub, false, st.pkt.end, st.pkt.head)
+			return scalar(b.zext(b.extract(l, 31, 0), 64)), nil
+		}
+	}
+	m.note("context field at offset %d of %s programs: value unconstrained", off, m.p.Type)
+	return scalar(b.zext(b.fresh(uint8(8*size), "x"), 64)), nil
+}
+
+// loadBytes reads n bytes of an array at a 64-bit offset, little endian.
+func (m *machine) loadBytes(arr string, off term, n int) term {
+	parts := make([]string, n)
+	for i := 0; i < n; i++ {
+		parts[n-1-i] = "(select " + arr + " " + m.index(off, i).s + ")"
+	}
+	if n == 1 {
+		return m.b.def(8, parts[0])
+	}
+	return m.b.def(uint8(8*n), "(concat "+strings.Join(parts, " ")+")")
+}
+
+// storeBytes writes the low n bytes of v into an array at off and returns
+// the new version's name.
+func (m *machine) storeBytes(arr string, off term, n int, v term) string {
+	expr := arr
+	for i := 0; i < n; i++ {
+		byt := m.b.extract(v, uint8(8*i+7), uint8(8*i))
+		expr = "(store " + expr + " " + m.index(off, i).s + " " + byt.s + ")"
+	}
+	name := m.b.name("m")
+	m.b.emit("(define-fun " + name + " () " + arraySort + " " + expr + ")")
+	return name
+}
+
+// index is the 32-bit array index of off+i.
+func (m *machine) index(off term, i int) term {
+	a, _ := m.b.alu(asm.Add, false, off, konst(64, uint64(i)))
+	return m.b.extract(a, 31, 0)
+}
+
+// load reads size bytes at p+off.
+func (m *machine) load(p value, off int64, size int) (value, error) {
+	st, b := m.st, m.b
+	at, _ := b.alu(asm.Add, false, p.off, konst(64, uint64(off)))
+	switch p.reg {
+	case regCtx:
+		if !at.known {
+			return value{}, unsupported("context read at a variable offset")
+		}
+		return m.ctxLoad(int64(at.c), size)
+	case regPacket:
+		return scalar(b.zext(m.loadBytes(st.pkt.arr, at, size), 64)), nil
+	case regObj:
+		return scalar(b.zext(m.loadBytes(st.objs[p.obj].arr, at, size), 64)), nil
+	case regStack:
+		return m.stackLoad(p.obj, at, size), nil
+	}
+	return value{}, unsupported("memory read through a %s", p.reg)
+}
+
+// store writes the low size bytes of v at p+off.
+func (m *machine) store(p value, off int64, size int, v value) error {
+	st, b := m.st, m.b
+	at, _ := b.alu(asm.Add, false, p.off, konst(64, uint64(off)))
+	if v.isPtr() && p.reg != regStack {
+		m.note("pointer stored outside the stack: stored as an unconstrained number")
+		v = scalar(b.fresh(64, "u"))
+	}
+	switch p.reg {
+	case regCtx:
+		m.note("stores to the context are not modelled")
+	case regPacket:
+		st.pkt.arr = m.storeBytes(st.pkt.arr, at, size, v.off)
+	case regObj:
+		o := &st.objs[p.obj]
+		o.arr = m.storeBytes(o.arr, at, size, v.off)
+	case regStack:
+		m.stackStore(p.obj, at, size, v)
+	default:
+		return unsupported("memory write through a %s", p.reg)
+	}
+	return nil
+}
+
+func (m *machine) stackLoad(fr int, at term, size int) value {
+	b := m.b
+	if !at.known {
+		m.note("stack read at a variable offset: value unconstrained")
+		return scalar(b.zext(b.fresh(uint8(8*size), "u"), 64))
+	}
+	cells := m.st.stacks[fr]
+	base := int64(at.c)
+	first, ok := cells[base]
+	if ok && first.ptr != nil && first.idx == 0 && size == 8 {
+		whole := true
+		for i := int64(1); i < 8; i++ {
+			if c := cells[base+i]; c.ptr != first.ptr || c.idx != uint8(i) {
+				whole = false
+			}
+		}
+		if whole {
+			return *first.ptr
+		}
+	}
+	// Bytes in order from one source: a slice of it.
+	if ok && first.ptr == nil && int(first.idx)+size <= 8 {
+		same := true
+		for i := 1; i < size; i++ {
+			c, ok := cells[base+int64(i)]
+			if !ok || c.ptr != nil || c.src != first.src || c.idx != first.idx+uint8(i) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return scalar(b.zext(b.extract(first.src, 8*(first.idx+uint8(size))-1, 8*first.idx), 64))
+		}
+	}
+	parts := make([]term, size)
+	for i := 0; i < size; i++ {
+		c, ok := cells[base+int64(i)]
+		switch {
+		case !ok:
+			m.note("read of uninitialized stack: value unconstrained")
+			parts[size-1-i] = b.fresh(8, "u")
+		case c.ptr != nil:
+			m.note("partial read of a spilled pointer: value unconstrained")
+			parts[size-1-i] = b.fresh(8, "u")
+		default:
+			parts[size-1-i] = b.extract(c.src, 8*c.idx+7, 8*c.idx)
+		}
+	}
+	return scalar(b.zext(b.concat(parts...), 64))
+}
+
+func (m *machine) stackStore(fr int, at term, size int, v value) {
+	cells := m.st.stacks[fr]
+	if !at.known {
+		m.note("stack write at a variable offset: the frame becomes unconstrained")
+		clear(cells)
+		return
+	}
+	base := int64(at.c)
+	if v.isPtr() {
+		if size != 8 {
+			m.note("partial spill of a pointer: stored as an unconstrained number")
+			v = scalar(m.b.fresh(64, "u"))
+		} else {
+			p := v
+			for i := int64(0); i < 8; i++ {
+				cells[base+i] = cell{ptr: &p, idx: uint8(i)}
+			}
+			return
+		}
+	}
+	for i := 0; i < size; i++ {
+		cells[base+int64(i)] = cell{src: v.off, idx: uint8(i)}
+	}
+}
+
+// readMem returns n bytes at pointer p as one term (n*8 bits), for helper
+// arguments such as map keys.
+func (m *machine) readMem(p value, n int) (term, error) {
+	if n <= 8 {
+		v, err := m.load(p, 0, n)
+		if err != nil {
+			return term{}, err
+		}
+		return m.b.extract(v.off, uint8(8*n-1), 0), nil
+	}
+	var parts []term
+	for at := 0; at < n; at += 8 {
+		k := min(8, n-at)
+		v, err := m.load(p, int64(at), k)
+		if err != nil {
+			return term{}, err
+		}
+		parts = append([]term{m.b.extract(v.off, uint8(8*k-1), 0)}, parts...)
+	}
+	return m.b.concat(parts...), nil
+}
+
+// havoc forgets what memory reachable through p holds.
+func (m *machine) havoc(p value) {
+	st := m.st
+	switch p.reg {
+	case regStack:
+		cells := st.stacks[p.obj]
+		if !p.off.known {
+			clear(cells)
+			return
+		}
+		from := int64(p.off.c)
+		for k := range cells {
+			if k >= from {
+				delete(cells, k)
+			}
+		}
+		for k := from; k < 0; k++ {
+			cells[k] = cell{src: m.b.fresh(8, "h"), idx: 0}
+		}
+	case regObj:
+		arr := m.b.name("h")
+		m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+		st.objs[p.obj].arr = arr
+	case regPacket:
+		arr := m.b.name("h")
+		m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+		st.pkt.arr = arr
+	}
+}

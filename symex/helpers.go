@@ -1,0 +1,247 @@
+package symex
+
+import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+)
+
+// Kernel constants the helper models use.
+const (
+	einval       = 22
+	ethHlen      = 14
+	xdpHeadroom  = 256 // XDP_PACKET_HEADROOM
+	xdpFrameSize = 40  // sizeof(struct xdp_frame), kept at the buffer's start
+	xdpTailroom  = 320 // SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
+	pageSize     = 4096
+	xdpRedirect  = 4
+)
+
+// helper executes a helper call: R0 gets the result, R1-R5 are clobbered.
+func (m *machine) helper(fn asm.BuiltinFunc) error {
+	st, b := m.st, m.b
+	r := func(i asm.Register) value { return st.regs[i] }
+	var res value
+	switch fn {
+	case asm.FnMapLookupElem:
+		v, err := m.lookup(r(asm.R1), r(asm.R2))
+		if err != nil {
+			return err
+		}
+		res = v
+	case asm.FnMapUpdateElem, asm.FnMapDeleteElem:
+		m.forget(r(asm.R1))
+		res = m.status("e")
+	case asm.FnKtimeGetNs, asm.FnKtimeGetBootNs, asm.FnKtimeGetCoarseNs, asm.FnJiffies64, asm.FnKtimeGetTaiNs:
+		res = scalar(b.fresh(64, "time"))
+	case asm.FnGetPrandomU32, asm.FnGetSmpProcessorId, asm.FnGetNumaNodeId:
+		res = scalar(b.zext(b.fresh(32, "rnd"), 64))
+	case asm.FnTracePrintk, asm.FnPerfEventOutput, asm.FnRingbufOutput:
+		res = m.status("o")
+	case asm.FnTailCall:
+		m.note("tail calls: the path continues as if the call failed; the called program is not analysed")
+		res = scalar(b.zext(b.fresh(32, "tc"), 64))
+	case asm.FnRedirect:
+		// XDP_REDIRECT, or XDP_ABORTED for flags the helper rejects.
+		ok := b.eq(r(asm.R2).off, konst(64, 0))
+		res = scalar(b.ite(ok, konst(64, xdpRedirect), konst(64, 0)))
+	case asm.FnRedirectMap:
+		// XDP_REDIRECT when the entry exists, else the low two bits of flags.
+		found := b.fresh(1, "rm")
+		fallback := b.and2(r(asm.R3).off, konst(64, 3))
+		res = scalar(b.ite(found, konst(64, xdpRedirect), fallback))
+	case asm.FnXdpAdjustHead:
+		res = m.adjustHead(r(asm.R2).off)
+	case asm.FnXdpAdjustTail:
+		res = m.adjustTail(r(asm.R2).off)
+	case asm.FnXdpAdjustMeta:
+		res = m.adjustMeta(r(asm.R2).off)
+	case asm.FnCsumDiff:
+		m.note("helper csum_diff: result unconstrained")
+		res = scalar(b.fresh(64, "csum"))
+	default:
+		name := fn.String()
+		m.note("helper %s is not modelled: its result and the memory its pointer arguments reach are unconstrained", name)
+		for a := asm.R1; a <= asm.R5; a++ {
+			if v := r(a); v.isPtr() && v.reg != regCtx && v.reg != regMap {
+				m.havoc(v)
+			}
+		}
+		res = scalar(b.fresh(64, "r"))
+	}
+	for a := asm.R1; a <= asm.R5; a++ {
+		st.regs[a] = scalar(konst(64, 0))
+	}
+	st.regs[asm.R0] = res
+	return nil
+}
+
+// status is a helper result that is 0 on success or a negative errno.
+func (m *machine) status(prefix string) value {
+	b := m.b
+	v := b.fresh(64, prefix)
+	ok := b.eq(v, konst(64, 0))
+	errno := b.and(b.def(1, app("bvslt", v, konst(64, 0))), b.def(1, app("bvsge", v, neg(4095))))
+	m.assert(b.def(1, app("or", ok, errno)))
+	return scalar(v)
+}
+
+// lookup models bpf_map_lookup_elem: NULL, or a pointer to a value the
+// program may find holding anything. An array finds every index below
+// max_entries. A second lookup of the same key in the same map, with no
+// update in between, meets the same element.
+func (m *machine) lookup(mp, keyPtr value) (value, error) {
+	st, b := m.st, m.b
+	if mp.reg != regMap {
+		return value{}, unsupported("map lookup on a %s, not a map", mp.reg)
+	}
+	if mp.obj < 0 || m.g.Maps[mp.obj] == nil {
+		m.note("lookup in an inner map: value unconstrained")
+		return m.newObject(-1, 64, term{}, b.fresh(1, "found")), nil
+	}
+	spec := m.g.Maps[mp.obj]
+	key, err := m.readMem(keyPtr, int(spec.KeySize))
+	if err != nil {
+		return value{}, err
+	}
+	cacheKey := key.s + "@" + spec.Name
+	if o, ok := st.lookups[cacheKey]; ok {
+		v := pointer(regObj, o, konst(64, 0))
+		v.null = b.not(st.objs[o].found)
+		return v, nil
+	}
+	var found term
+	switch spec.Type {
+	case ebpf.Array, ebpf.PerCPUArray:
+		found = b.def(1, app("bvult", key, konst(32, uint64(spec.MaxEntries))))
+	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
+		m.note("map of maps %s: inner maps are unconstrained", spec.Name)
+		v := pointer(regMap, -1, konst(64, 0))
+		v.null = b.not(b.fresh(1, "found"))
+		return v, nil
+	default:
+		found = b.fresh(1, "found")
+	}
+	v := m.newObject(mp.obj, int(spec.ValueSize), key, found)
+	st.lookups[cacheKey] = v.obj
+	return v, nil
+}
+
+func (m *machine) newObject(mapIdx, size int, key, found term) value {
+	arr := m.b.name("v")
+	m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+	m.st.objs = append(m.st.objs, object{mapIdx: mapIdx, size: size, init: arr, arr: arr, key: key, found: found})
+	v := pointer(regObj, len(m.st.objs)-1, konst(64, 0))
+	v.null = m.b.not(found)
+	return v
+}
+
+// forget drops what the path knows of a map's elements after an update or
+// delete: later lookups meet new elements, and values already looked up
+// may have changed (arrays update in place).
+func (m *machine) forget(mp value) {
+	st := m.st
+	if mp.reg != regMap {
+		return
+	}
+	for k, o := range st.lookups {
+		if st.objs[o].mapIdx == mp.obj || mp.obj < 0 {
+			delete(st.lookups, k)
+		}
+	}
+	for i := range st.objs {
+		if o := &st.objs[i]; !o.global && (o.mapIdx == mp.obj || mp.obj < 0) {
+			m.havoc(pointer(regObj, i, konst(64, 0)))
+		}
+	}
+}
+
+// adjustHead models bpf_xdp_adjust_head: data moves by delta unless it
+// would leave the headroom (after the xdp_frame and the metadata) or leave
+// less than an Ethernet header.
+func (m *machine) adjustHead(delta term) value {
+	st, b := m.st, m.b
+	d := b.sextTo(b.extract(delta, 31, 0), 64)
+	head, _ := b.alu(asm.Add, false, st.pkt.head, d)
+	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, st.pkt.meta)
+	lowest, _ := b.alu(asm.Add, false, metalen, neg(xdpHeadroom-xdpFrameSize))
+	highest, _ := b.alu(asm.Sub, false, st.pkt.end, konst(64, ethHlen))
+	ok := b.and(b.def(1, app("bvsge", head, lowest)), b.def(1, app("bvsle", head, highest)))
+	st.pkt.head = b.ite(ok, head, st.pkt.head)
+	meta, _ := b.alu(asm.Sub, false, head, metalen)
+	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
+	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
+}
+
+// adjustTail models bpf_xdp_adjust_tail for a one-page frame: data_end
+// moves by delta unless the frame would end in the tailroom or hold less
+// than an Ethernet header.
+func (m *machine) adjustTail(delta term) value {
+	st, b := m.st, m.b
+	d := b.sextTo(b.extract(delta, 31, 0), 64)
+	end, _ := b.alu(asm.Add, false, st.pkt.end, d)
+	size, _ := b.alu(asm.Sub, false, end, st.pkt.head)
+	limit := konst(64, uint64(pageSize-xdpHeadroom-xdpTailroom))
+	ok := b.and(b.def(1, app("bvsle", end, limit)), b.def(1, app("bvsge", size, konst(64, ethHlen))))
+	st.pkt.end = b.ite(ok, end, st.pkt.end)
+	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
+}
+
+// adjustMeta models bpf_xdp_adjust_meta: metadata of at most 32 bytes, a
+// multiple of 4, between the xdp_frame and data.
+func (m *machine) adjustMeta(delta term) value {
+	st, b := m.st, m.b
+	d := b.sextTo(b.extract(delta, 31, 0), 64)
+	meta, _ := b.alu(asm.Add, false, st.pkt.meta, d)
+	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, meta)
+	ok := b.and(
+		b.def(1, app("bvsge", meta, neg(xdpHeadroom-xdpFrameSize))),
+		b.def(1, app("bvsge", metalen, konst(64, 0))),
+		b.def(1, app("bvsle", metalen, konst(64, 32))),
+		b.eq(b.and2(metalen, konst(64, 3)), konst(64, 0)))
+	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
+	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
+}
+
+// atomic executes an atomic read-modify-write of size bytes.
+func (m *machine) atomic(ins asm.Instruction, size int) error {
+	st, b := m.st, m.b
+	p := st.regs[ins.Dst]
+	old, err := m.load(p, int64(ins.Offset), size)
+	if err != nil {
+		return err
+	}
+	w := uint8(8 * size)
+	o := b.extract(old.off, w-1, 0)
+	src := b.extract(st.regs[ins.Src].off, w-1, 0)
+	aop := ins.OpCode.AtomicOp()
+	var nv term
+	switch aop {
+	case asm.AddAtomic, asm.FetchAdd:
+		nv, _ = b.alu(asm.Add, false, o, src)
+	case asm.OrAtomic, asm.FetchOr:
+		nv, _ = b.alu(asm.Or, false, o, src)
+	case asm.AndAtomic, asm.FetchAnd:
+		nv, _ = b.alu(asm.And, false, o, src)
+	case asm.XorAtomic, asm.FetchXor:
+		nv, _ = b.alu(asm.Xor, false, o, src)
+	case asm.Xchg:
+		nv = src
+	case asm.CmpXchg:
+		expect := b.extract(st.regs[asm.R0].off, w-1, 0)
+		nv = b.ite(b.eq(o, expect), src, o)
+		st.regs[asm.R0] = scalar(b.zext(o, 64))
+	default:
+		return unsupported("atomic operation %v", aop)
+	}
+	if err := m.store(p, int64(ins.Offset), size, scalar(b.zext(nv, 64))); err != nil {
+		return err
+	}
+	switch aop {
+	case asm.FetchAdd, asm.FetchOr, asm.FetchAnd, asm.FetchXor, asm.Xchg:
+		st.regs[ins.Src] = scalar(b.zext(o, 64))
+	}
+	return nil
+}
+
+// neg is the 64-bit constant -n.
+func neg(n int64) term { return konst(64, uint64(-n)) }

@@ -1,0 +1,108 @@
+package symex
+
+import (
+	"fmt"
+	"maps"
+)
+
+// region is the memory a pointer points into.
+type region uint8
+
+const (
+	regNone   region = iota
+	regCtx           // the program context
+	regPacket        // the packet: offsets from the received data pointer
+	regStack         // a stack frame; obj is the frame number
+	regObj           // a map value or global data; obj indexes state.objs
+	regMap           // a map itself; obj is its index in Graph.Maps, -1 unknown
+)
+
+var regionNames = [...]string{"scalar", "ctx", "packet", "stack", "map value", "map"}
+
+func (r region) String() string { return regionNames[r] }
+
+// value is a register or a spilled stack slot.
+type value struct {
+	reg  region
+	obj  int
+	off  term // scalar: the value; pointer: offset into the region
+	null term // Bool: the pointer is NULL (a map lookup's result); known false otherwise
+}
+
+func scalar(t term) value { return value{reg: regNone, off: t, null: boolConst(false)} }
+
+func pointer(r region, obj int, off term) value {
+	return value{reg: r, obj: obj, off: off, null: boolConst(false)}
+}
+
+func (v value) isPtr() bool { return v.reg != regNone }
+
+// cell is one stack byte: byte idx of the 64-bit term src, or of a spilled
+// pointer.
+type cell struct {
+	src term
+	idx uint8
+	ptr *value // set when the byte belongs to a spilled pointer
+}
+
+// object is a symbolic memory object: a map value met by a lookup, or a
+// global data section.
+type object struct {
+	mapIdx int    // index in Graph.Maps, -1 for an inner map's value
+	size   int    // bytes
+	init   string // name of the initial byte array
+	arr    string // current version of the array
+	key    term   // lookup key (width 8*KeySize); zero width for globals
+	found  term   // Bool: the lookup found an element
+	global bool
+}
+
+// frame is a call frame: callee-saved registers of the caller.
+type frame struct {
+	saved [5]value // R6..R10 of the caller
+	stack int      // stack frame number of the caller
+}
+
+// packet is the packet's symbolic state. Offsets count from the data
+// pointer the program received; head, meta and end move with the adjust
+// helpers.
+type packet struct {
+	arr  string // current version of the byte array
+	head term   // data
+	meta term   // data_meta
+	end  term   // data_end
+}
+
+// state is the machine state after a prefix of a path.
+type state struct {
+	regs    [11]value
+	frames  []frame
+	stacks  []map[int64]cell // by stack frame number
+	frame   int              // current stack frame number
+	pkt     packet
+	objs    []object
+	lookups map[string]int // map index + key term → object, while no update intervened
+	verdict term
+	exited  bool
+}
+
+func (s *state) clone() *state {
+	c := *s
+	c.frames = append([]frame(nil), s.frames...)
+	c.stacks = make([]map[int64]cell, len(s.stacks))
+	for i, st := range s.stacks {
+		c.stacks[i] = maps.Clone(st)
+	}
+	c.objs = append([]object(nil), s.objs...)
+	c.lookups = maps.Clone(s.lookups)
+	return &c
+}
+
+// errUnsupported reports an instruction or helper the executor cannot model.
+type errUnsupported struct{ what string }
+
+func (e *errUnsupported) Error() string { return e.what }
+
+func unsupported(format string, args ...any) error {
+	return &errUnsupported{fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,404 @@
+package symex
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+)
+
+// term is a bit-vector (or, with width 1, Boolean) SMT term, folded to a
+// constant when its value is known.
+type term struct {
+	w     uint8  // width in bits; 1 is Bool
+	known bool   // c holds the value
+	c     uint64 // the constant, masked to w bits
+	s     string // SMT-LIB text: a name, a literal or a small expression
+}
+
+func mask(w uint8) uint64 {
+	if w >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<w - 1
+}
+
+func sortOf(w uint8) string {
+	if w == 1 {
+		return "Bool"
+	}
+	return "(_ BitVec " + strconv.Itoa(int(w)) + ")"
+}
+
+// konst is a constant term.
+func konst(w uint8, c uint64) term {
+	c &= mask(w)
+	t := term{w: w, known: true, c: c}
+	switch {
+	case w == 1 && c == 0:
+		t.s = "false"
+	case w == 1:
+		t.s = "true"
+	case w%4 == 0:
+		t.s = fmt.Sprintf("#x%0*x", w/4, c)
+	default:
+		t.s = fmt.Sprintf("(_ bv%d %d)", c, w)
+	}
+	return t
+}
+
+func boolConst(b bool) term {
+	if b {
+		return konst(1, 1)
+	}
+	return konst(1, 0)
+}
+
+// sext sign-extends the low w bits of c to 64 bits.
+func sext(c uint64, w uint8) int64 {
+	return int64(c<<(64-w)) >> (64 - w)
+}
+
+// builder creates terms, binding every non-constant result to a name so
+// that terms stay small however often they are reused.
+type builder struct {
+	out  *[]string // SMT commands of the current edge
+	next *int      // name counter
+}
+
+func (b builder) emit(line string) { *b.out = append(*b.out, line) }
+
+func (b builder) name(prefix string) string {
+	*b.next++
+	return prefix + strconv.Itoa(*b.next)
+}
+
+// def binds expr to a fresh name.
+func (b builder) def(w uint8, expr string) term {
+	n := b.name("t")
+	b.emit("(define-fun " + n + " () " + sortOf(w) + " " + expr + ")")
+	return term{w: w, s: n}
+}
+
+// fresh declares an unconstrained term.
+func (b builder) fresh(w uint8, prefix string) term {
+	n := b.name(prefix)
+	b.emit("(declare-const " + n + " " + sortOf(w) + ")")
+	return term{w: w, s: n}
+}
+
+func app(op string, args ...term) string {
+	var sb strings.Builder
+	sb.WriteString("(" + op)
+	for _, a := range args {
+		sb.WriteString(" " + a.s)
+	}
+	sb.WriteString(")")
+	return sb.String()
+}
+
+// zext widens t to w bits with zeros.
+func (b builder) zext(t term, w uint8) term {
+	switch {
+	case t.w == w:
+		return t
+	case t.known:
+		return konst(w, t.c)
+	}
+	return b.def(w, fmt.Sprintf("((_ zero_extend %d) %s)", w-t.w, t.s))
+}
+
+// sextTo widens t to w bits with its sign.
+func (b builder) sextTo(t term, w uint8) term {
+	switch {
+	case t.w == w:
+		return t
+	case t.known:
+		return konst(w, uint64(sext(t.c, t.w)))
+	}
+	return b.def(w, fmt.Sprintf("((_ sign_extend %d) %s)", w-t.w, t.s))
+}
+
+// extract takes bits hi..lo of t.
+func (b builder) extract(t term, hi, lo uint8) term {
+	w := hi - lo + 1
+	switch {
+	case lo == 0 && w == t.w:
+		return t
+	case t.known:
+		return konst(w, t.c>>lo)
+	}
+	return b.def(w, fmt.Sprintf("((_ extract %d %d) %s)", hi, lo, t.s))
+}
+
+// concat joins terms, most significant first.
+func (b builder) concat(parts ...term) term {
+	w, known, c := uint8(0), true, uint64(0)
+	for _, p := range parts {
+		w += p.w
+		known = known && p.known
+		c = c<<p.w | p.c
+	}
+	if known && w <= 64 {
+		return konst(w, c)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return b.def(w, app("concat", parts...))
+}
+
+// ite chooses a or b by the Bool c.
+func (b builder) ite(c, x, y term) term {
+	if c.known {
+		if c.c != 0 {
+			return x
+		}
+		return y
+	}
+	if x.known && y.known && x.c == y.c {
+		return x
+	}
+	return b.def(x.w, app("ite", c, x, y))
+}
+
+func (b builder) not(c term) term {
+	if c.known {
+		return boolConst(c.c == 0)
+	}
+	return b.def(1, app("not", c))
+}
+
+func (b builder) and(cs ...term) term {
+	var live []term
+	for _, c := range cs {
+		if c.known {
+			if c.c == 0 {
+				return boolConst(false)
+			}
+			continue
+		}
+		live = append(live, c)
+	}
+	switch len(live) {
+	case 0:
+		return boolConst(true)
+	case 1:
+		return live[0]
+	}
+	return b.def(1, app("and", live...))
+}
+
+func (b builder) eq(x, y term) term {
+	if x.known && y.known {
+		return boolConst(x.c == y.c)
+	}
+	return b.def(1, app("=", x, y))
+}
+
+// alu applies a BPF ALU operation to two terms of width w (32 or 64).
+// signed selects sdiv/smod for Div/Mod.
+func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
+	w := x.w
+	if x.known && (y.known || op == asm.Neg) {
+		return konst(w, foldALU(op, signed, w, x.c, y.c)), nil
+	}
+	sh := func() term { // BPF masks shift amounts to the width
+		return b.and2(y, konst(w, uint64(w-1)))
+	}
+	zero := konst(w, 0)
+	switch op {
+	case asm.Add:
+		if y.known && y.c == 0 {
+			return x, nil
+		}
+		return b.def(w, app("bvadd", x, y)), nil
+	case asm.Sub:
+		if y.known && y.c == 0 {
+			return x, nil
+		}
+		return b.def(w, app("bvsub", x, y)), nil
+	case asm.Mul:
+		return b.def(w, app("bvmul", x, y)), nil
+	case asm.Div:
+		// BPF: x / 0 = 0 (SMT-LIB gives all ones).
+		div := "bvudiv"
+		if signed {
+			div = "bvsdiv"
+		}
+		return b.ite(b.eq(y, zero), zero, b.def(w, app(div, x, y))), nil
+	case asm.Mod:
+		// BPF and SMT-LIB agree: x % 0 = x; the signed remainder takes the
+		// dividend's sign in both.
+		if signed {
+			return b.def(w, app("bvsrem", x, y)), nil
+		}
+		return b.def(w, app("bvurem", x, y)), nil
+	case asm.Or:
+		return b.def(w, app("bvor", x, y)), nil
+	case asm.And:
+		return b.and2(x, y), nil
+	case asm.Xor:
+		return b.def(w, app("bvxor", x, y)), nil
+	case asm.LSh:
+		return b.def(w, app("bvshl", x, sh())), nil
+	case asm.RSh:
+		return b.def(w, app("bvlshr", x, sh())), nil
+	case asm.ArSh:
+		return b.def(w, app("bvashr", x, sh())), nil
+	case asm.Neg:
+		return b.def(w, app("bvneg", x)), nil
+	case asm.Mov:
+		return y, nil
+	}
+	return term{}, fmt.Errorf("ALU operation %v", op)
+}
+
+func (b builder) and2(x, y term) term {
+	if x.known && y.known {
+		return konst(x.w, x.c&y.c)
+	}
+	return b.def(x.w, app("bvand", x, y))
+}
+
+func foldALU(op asm.ALUOp, signed bool, w uint8, a, c uint64) uint64 {
+	m := mask(w)
+	a, c = a&m, c&m
+	sa, sc := sext(a, w), sext(c, w)
+	switch op {
+	case asm.Add:
+		return a + c
+	case asm.Sub:
+		return a - c
+	case asm.Mul:
+		return a * c
+	case asm.Div:
+		switch {
+		case c == 0:
+			return 0
+		case signed && sc == -1:
+			return uint64(-sa) // MIN / -1 wraps to MIN
+		case signed:
+			return uint64(sa / sc)
+		}
+		return a / c
+	case asm.Mod:
+		switch {
+		case c == 0:
+			return a
+		case signed && sc == -1:
+			return 0
+		case signed:
+			return uint64(sa % sc)
+		}
+		return a % c
+	case asm.Or:
+		return a | c
+	case asm.And:
+		return a & c
+	case asm.Xor:
+		return a ^ c
+	case asm.LSh:
+		return a << (c & uint64(w-1))
+	case asm.RSh:
+		return a >> (c & uint64(w-1))
+	case asm.ArSh:
+		return uint64(sa >> (c & uint64(w-1)))
+	case asm.Neg:
+		return -a
+	case asm.Mov:
+		return c
+	}
+	return 0
+}
+
+// cmp is the Bool of a BPF conditional jump "x op y" on w-bit terms.
+func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
+	w := x.w
+	if x.known && y.known {
+		return boolConst(foldCmp(op, w, x.c, y.c)), nil
+	}
+	var f string
+	switch op {
+	case asm.JEq:
+		return b.eq(x, y), nil
+	case asm.JNE:
+		return b.not(b.eq(x, y)), nil
+	case asm.JGT:
+		f = "bvugt"
+	case asm.JGE:
+		f = "bvuge"
+	case asm.JLT:
+		f = "bvult"
+	case asm.JLE:
+		f = "bvule"
+	case asm.JSGT:
+		f = "bvsgt"
+	case asm.JSGE:
+		f = "bvsge"
+	case asm.JSLT:
+		f = "bvslt"
+	case asm.JSLE:
+		f = "bvsle"
+	case asm.JSet:
+		return b.not(b.eq(b.and2(x, y), konst(w, 0))), nil
+	default:
+		return term{}, fmt.Errorf("jump operation %v", op)
+	}
+	return b.def(1, app(f, x, y)), nil
+}
+
+func foldCmp(op asm.JumpOp, w uint8, a, c uint64) bool {
+	sa, sc := sext(a, w), sext(c, w)
+	switch op {
+	case asm.JEq:
+		return a == c
+	case asm.JNE:
+		return a != c
+	case asm.JGT:
+		return a > c
+	case asm.JGE:
+		return a >= c
+	case asm.JLT:
+		return a < c
+	case asm.JLE:
+		return a <= c
+	case asm.JSGT:
+		return sa > sc
+	case asm.JSGE:
+		return sa >= sc
+	case asm.JSLT:
+		return sa < sc
+	case asm.JSLE:
+		return sa <= sc
+	case asm.JSet:
+		return a&c != 0
+	}
+	return false
+}
+
+// signedOp turns an unsigned comparison into its signed counterpart:
+// pointers in one region are compared by offsets, which may be negative.
+func signedOp(op asm.JumpOp) asm.JumpOp {
+	switch op {
+	case asm.JGT:
+		return asm.JSGT
+	case asm.JGE:
+		return asm.JSGE
+	case asm.JLT:
+		return asm.JSLT
+	case asm.JLE:
+		return asm.JSLE
+	}
+	return op
+}
+
+// bswap reverses the low n bytes of t (n*8 <= t.w) and zero-extends to 64.
+func (b builder) bswap(t term, n int) term {
+	parts := make([]term, n)
+	for i := 0; i < n; i++ {
+		parts[i] = b.extract(t, uint8(8*i+7), uint8(8*i))
+	}
+	return b.zext(b.concat(parts...), 64)
+}
