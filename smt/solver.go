@@ -30,6 +30,8 @@ type Config struct {
 	// other solvers put the per-query limit in Command (e.g. cvc5
 	// --tlimit-per=MS).
 	Timeout time.Duration
+	// Log, when set, receives a copy of every command sent.
+	Log io.Writer
 }
 
 // Solver is one solver process.
@@ -39,6 +41,7 @@ type Solver struct {
 	stdin   io.WriteCloser
 	out     *bufio.Reader
 	isZ3    bool
+	log     io.Writer
 	depth   int
 	timeout time.Duration
 }
@@ -67,9 +70,11 @@ func Start(cfg Config) (*Solver, error) {
 		return nil, fmt.Errorf("start smt solver: %w", err)
 	}
 	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), out: bufio.NewReader(stdout),
-		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout}
+		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout, log: cfg.Log}
+	// No unsat cores: z3 solves path constraints about 10x slower when it
+	// must produce them.
 	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)",
-		"(set-option :produce-unsat-cores true)", "(set-logic QF_ABV)"); err != nil {
+		"(set-logic QF_ABV)"); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -86,6 +91,9 @@ func (s *Solver) send(lines ...string) error {
 	for _, l := range lines {
 		s.in.WriteString(l)
 		s.in.WriteByte('\n')
+		if s.log != nil {
+			fmt.Fprintln(s.log, l)
+		}
 	}
 	if err := s.in.Flush(); err != nil {
 		return fmt.Errorf("smt solver: %w", err)
@@ -156,6 +164,26 @@ func (s *Solver) Check(ctx context.Context) (Result, error) {
 	}
 }
 
+// CheckFor is Check with its own time limit d (z3 only: other solvers
+// keep the limit of their command line). A check that runs out of time is
+// Unknown.
+func (s *Solver) CheckFor(ctx context.Context, d time.Duration) (Result, error) {
+	if !s.isZ3 || d <= 0 {
+		return s.Check(ctx)
+	}
+	if s.timeout > 0 && s.timeout < d {
+		d = s.timeout
+	}
+	if err := s.send(fmt.Sprintf("(set-option :timeout %d)", max(d.Milliseconds(), 1))); err != nil {
+		return Unknown, err
+	}
+	res, err := s.Check(ctx)
+	if err == nil {
+		err = s.send(fmt.Sprintf("(set-option :timeout %d)", s.timeout.Milliseconds()))
+	}
+	return res, err
+}
+
 // readLine returns the next non-empty output line, or a solver error.
 func (s *Solver) readLine() (string, error) {
 	for {
@@ -208,29 +236,6 @@ func (s *Solver) Values(terms []string) ([]string, error) {
 		out[i] = sexpString(pv[1])
 	}
 	return out, nil
-}
-
-// UnsatCore returns the names of the named assertions, (! term :named N),
-// that the last Unsat check needed.
-func (s *Solver) UnsatCore() ([]string, error) {
-	if err := s.send("(get-unsat-core)"); err != nil {
-		return nil, err
-	}
-	ans, err := s.readSexp()
-	if err != nil {
-		return nil, err
-	}
-	list, ok := ans.([]any)
-	if !ok {
-		return nil, fmt.Errorf("smt solver: unexpected unsat core %v", ans)
-	}
-	names := make([]string, 0, len(list))
-	for _, n := range list {
-		if a, ok := n.(string); ok {
-			names = append(names, a)
-		}
-	}
-	return names, nil
 }
 
 // Send writes commands (declarations, definitions, assertions) as they are.

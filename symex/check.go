@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/smt"
@@ -31,23 +30,31 @@ type Checker struct {
 	opts   Options
 	path   []int32 // edges whose states levels holds
 	levels []level
-	notes  map[string]bool
-	Checks int // solver checks of whole paths
-	Folded int // paths refuted without the solver (a constant condition)
+	// inSolver is how many levels the solver holds (a prefix of levels);
+	// knownSat is how long a prefix of path is known satisfiable.
+	inSolver, knownSat int
+	notes              map[string]bool
+	Checks             int // solver checks, including those that find the refuted prefix
+	Folded             int // paths refuted without the solver (a constant condition)
+	Restarts           int // solvers killed for overrunning their timeout
+	// PathTime and PrefixTime are the solver's time on whole paths and on
+	// the search for refuted prefixes.
+	PathTime, PrefixTime time.Duration
 }
 
 type level struct {
-	st    *state
-	depth int // solver scopes open after the edge
-	names int // name counter after the edge
+	st      *state
+	text    []string // SMT commands of the edge
+	names   int      // name counter after the edge
+	asserts bool     // the edge adds a condition
 }
 
 // Outcome is the verdict on one path.
 type Outcome struct {
 	Result smt.Result
-	// Prefix is, for an unsatisfiable path, the length of the shortest
-	// prefix found unsatisfiable: every path starting with edges[:Prefix]
-	// is impossible too.
+	// Prefix is, for an unsatisfiable path, the length of its shortest
+	// unsatisfiable prefix: every path starting with edges[:Prefix] is
+	// impossible too.
 	Prefix int
 }
 
@@ -62,23 +69,11 @@ func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
 	if opts.MaxPacket < opts.MinPacket {
 		return nil, fmt.Errorf("largest packet %d B is below the smallest %d B", opts.MaxPacket, opts.MinPacket)
 	}
-	s, err := smt.Start(opts.Solver)
+	s, err := startSolver(opts)
 	if err != nil {
 		return nil, err
 	}
 	c := &Checker{g: g, s: s, opts: opts, notes: map[string]bool{}}
-	err = s.Send(
-		"(declare-const pkt0 "+arraySort+")",
-		"(declare-const len (_ BitVec 64))",
-		"(declare-const ifindex (_ BitVec 32))",
-		"(declare-const rxq (_ BitVec 32))",
-		fmt.Sprintf("(assert (! (bvuge len %s) :named base_0))", konst(64, uint64(opts.MinPacket)).s),
-		fmt.Sprintf("(assert (! (bvule len %s) :named base_1))", konst(64, uint64(opts.MaxPacket)).s),
-	)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
 	return c, nil
 }
 
@@ -97,7 +92,10 @@ func (c *Checker) Notes() []string {
 
 // Check decides whether a packet and map contents exist that drive the
 // program along edges (a source-to-sink path of the graph). Unknown (a
-// solver timeout) must be treated as possibly satisfiable.
+// solver timeout) must be treated as possibly satisfiable. For an
+// unsatisfiable path it finds the shortest unsatisfiable prefix by binary
+// search over the prefixes (satisfiability only falls as a path grows),
+// which z3 answers far faster than it produces unsat cores.
 func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 	if err := c.load(edges); err != nil {
 		var d *deadPrefix
@@ -107,29 +105,134 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		}
 		return Outcome{}, err
 	}
-	c.Checks++
-	res, err := c.s.Check(ctx)
+	start := time.Now()
+	res, err := c.checkAt(ctx, len(edges), 0)
+	c.PathTime += time.Since(start)
+	defer func(t time.Time) { c.PrefixTime += time.Since(t) }(time.Now())
 	if err != nil || res != smt.Unsat {
+		if res == smt.Sat {
+			c.knownSat = len(edges)
+		}
 		return Outcome{Result: res, Prefix: len(edges)}, err
 	}
-	core, err := c.s.UnsatCore()
+	// Shorter prefixes are less constrained; proving one satisfiable can
+	// take far longer than refuting the path did (think of a hash the
+	// solver must invert), so the whole search gets a few times the full
+	// check's time. When it runs out, the shortest prefix refuted so far
+	// is pruned: less than possible, but correct.
+	budget := max(4*time.Since(start), 50*time.Millisecond)
+	deadline := time.Now().Add(budget)
+	lo, hi := c.knownSat, len(edges) // prefix lo is satisfiable (or undecided), hi is not
+	known := c.knownSat
+	for hi-lo > 1 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		mid := lo + (hi-lo)/2
+		for mid < hi-1 && !c.levels[mid-1].asserts {
+			mid++ // a prefix ending without a new condition decides nothing new
+		}
+		res, err := c.checkAt(ctx, mid, left)
+		if err != nil {
+			return Outcome{}, err
+		}
+		switch res {
+		case smt.Unsat:
+			hi = mid
+		case smt.Sat:
+			lo, known = mid, mid
+		default:
+			lo = mid // unknown: keep the longer prefix, which is safe
+		}
+	}
+	c.knownSat = known
+	return Outcome{Result: smt.Unsat, Prefix: hi}, nil
+}
+
+// checkAt checks the prefix of the loaded path with n edges, within limit
+// (or the solver's own timeout when limit is 0). z3 does not always stop
+// at its timeout, so a check that overruns it by far is killed, the
+// solver restarted, and the answer taken as Unknown.
+func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.Result, error) {
+	if err := c.solverAt(n); err != nil {
+		return smt.Unknown, err
+	}
+	c.Checks++
+	if limit == 0 {
+		limit = c.opts.Solver.Timeout
+	}
+	if limit <= 0 {
+		return c.s.CheckFor(ctx, 0)
+	}
+	hard, cancel := context.WithTimeout(ctx, limit+limit/2+200*time.Millisecond)
+	defer cancel()
+	res, err := c.s.CheckFor(hard, limit)
+	if err != nil && ctx.Err() == nil && hard.Err() != nil {
+		c.Restarts++
+		return smt.Unknown, c.restart(n)
+	}
+	return res, err
+}
+
+// restart replaces a killed solver and loads the first n levels again.
+func (c *Checker) restart(n int) error {
+	c.s.Close()
+	s, err := startSolver(c.opts)
 	if err != nil {
-		return Outcome{}, err
+		return err
 	}
-	prefix := 0
-	for _, name := range core {
-		if !strings.HasPrefix(name, "a") {
-			continue
+	c.s, c.inSolver = s, 0
+	return c.solverAt(n)
+}
+
+// startSolver starts a solver with the declarations every path shares.
+func startSolver(opts Options) (*smt.Solver, error) {
+	s, err := smt.Start(opts.Solver)
+	if err != nil {
+		return nil, err
+	}
+	err = s.Send(
+		"(declare-const pkt0 "+arraySort+")",
+		"(declare-const len (_ BitVec 64))",
+		"(declare-const ifindex (_ BitVec 32))",
+		"(declare-const rxq (_ BitVec 32))",
+		fmt.Sprintf("(assert (bvuge len %s))", konst(64, uint64(opts.MinPacket)).s),
+		fmt.Sprintf("(assert (bvule len %s))", konst(64, uint64(opts.MaxPacket)).s),
+	)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// solverAt brings the solver to the assertions of the first n levels.
+func (c *Checker) solverAt(n int) error {
+	for c.inSolver > n {
+		c.inSolver--
+		if len(c.levels[c.inSolver].text) > 0 {
+			if err := c.s.Pop(); err != nil {
+				return err
+			}
 		}
-		pos, err := strconv.Atoi(name[1:strings.IndexByte(name, '_')])
-		if err == nil && pos+1 > prefix {
-			prefix = pos + 1
+	}
+	for ; c.inSolver < n; c.inSolver++ {
+		if err := c.send(c.levels[c.inSolver].text); err != nil {
+			return err
 		}
 	}
-	if prefix == 0 {
-		prefix = len(edges)
+	return nil
+}
+
+func (c *Checker) send(text []string) error {
+	if len(text) == 0 {
+		return nil
 	}
-	return Outcome{Result: smt.Unsat, Prefix: prefix}, nil
+	if err := c.s.Push(); err != nil {
+		return err
+	}
+	return c.s.Send(text...)
 }
 
 type deadPrefix struct{ n int }
@@ -144,25 +247,27 @@ func asDead(err error, d **deadPrefix) bool {
 	return ok
 }
 
-// load brings the solver to the assertions of edges, reusing the longest
-// prefix shared with the previous path.
+// load executes edges symbolically, reusing the states of the longest
+// prefix shared with the previous path, and brings the solver to them.
 func (c *Checker) load(edges []int32) error {
 	common := 0
 	for common < len(c.path) && common < len(edges) && c.path[common] == edges[common] {
 		common++
 	}
-	depth, names := 0, 0
+	if err := c.solverAt(min(common, c.inSolver)); err != nil {
+		return err
+	}
+	if err := c.solverAt(common); err != nil {
+		return err
+	}
+	c.levels, c.path = c.levels[:common], c.path[:common]
+	c.knownSat = min(c.knownSat, common)
+	names := 0
 	var st *state
 	if common > 0 {
 		l := c.levels[common-1]
-		depth, names, st = l.depth, l.names, l.st
+		names, st = l.names, l.st
 	}
-	for c.s.Depth() > depth {
-		if err := c.s.Pop(); err != nil {
-			return err
-		}
-	}
-	c.levels, c.path = c.levels[:common], c.path[:common]
 	for i := common; i < len(edges); i++ {
 		var ns *state
 		if st == nil {
@@ -171,11 +276,12 @@ func (c *Checker) load(edges []int32) error {
 			ns = st.clone()
 		}
 		var out []string
-		m := &machine{g: c.g, p: c.g.Prog, b: builder{out: &out, next: &names}, st: ns, pos: i, notes: c.notes}
+		m := &machine{g: c.g, p: c.g.Prog, b: builder{out: &out, next: &names, decided: ns.decided}, st: ns, notes: c.notes}
 		e := c.g.Edges[edges[i]]
 		var err error
 		if e.Kind == cfg.EdgeEntry {
 			m.enter(term{w: 64, s: "len"})
+			m.b.decided = ns.decided
 		} else {
 			err = m.edge(e)
 		}
@@ -188,15 +294,11 @@ func (c *Checker) load(edges []int32) error {
 		if m.dead {
 			return &deadPrefix{i + 1}
 		}
-		if len(out) > 0 {
-			if err := c.s.Push(); err != nil {
-				return err
-			}
-			if err := c.s.Send(out...); err != nil {
-				return err
-			}
+		if err := c.send(out); err != nil {
+			return err
 		}
-		c.levels = append(c.levels, level{st: ns, depth: c.s.Depth(), names: names})
+		c.levels = append(c.levels, level{st: ns, text: out, names: names, asserts: m.asserted})
+		c.inSolver++
 		c.path = append(c.path, edges[i])
 		st = ns
 	}

@@ -42,6 +42,9 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	st := c.levels[len(c.levels)-1].st
 	ex := &Example{Minimal: true}
 	// Binary search for the smallest length.
+	if err := c.solverAt(len(c.levels)); err != nil {
+		return nil, err
+	}
 	vals, err := c.s.Values([]string{"len"})
 	if err != nil {
 		return nil, err
@@ -69,12 +72,21 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err := c.s.Push(); err != nil {
 		return nil, err
 	}
-	defer c.s.Pop()
+	solver := c.s
+	defer func() {
+		if c.s == solver { // a restarted solver holds only the path
+			c.s.Pop()
+		}
+	}()
 	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
 		return nil, err
 	}
-	if res, err := c.s.Check(ctx); err != nil || res != smt.Sat {
-		return nil, fmt.Errorf("solver lost the model of a satisfiable path (%v, %v)", res, err)
+	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
+	if err != nil || res != smt.Sat {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, nil // the solver could not rebuild the model in time: no example
 	}
 	n := int(hi)
 	terms := []string{"ifindex", "rxq", "(_ bv0 64)"}
@@ -144,11 +156,17 @@ func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) 
 	if err := c.s.Push(); err != nil {
 		return smt.Unknown, err
 	}
-	defer c.s.Pop()
 	if err := c.s.Send("(assert " + extra + ")"); err != nil {
 		return smt.Unknown, err
 	}
-	return c.s.Check(ctx)
+	s := c.s
+	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
+	if c.s == s { // not restarted
+		if perr := c.s.Pop(); err == nil {
+			err = perr
+		}
+	}
+	return res, err
 }
 
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.

@@ -16,27 +16,33 @@ const arraySort = "(Array (_ BitVec 32) (_ BitVec 8))"
 // machine executes instructions on a state, writing SMT commands through
 // its builder.
 type machine struct {
-	g     *cfg.Graph
-	p     *bpfprog.Program
-	b     builder
-	st    *state
-	pos   int  // position of the edge being executed in the path
-	dead  bool // a condition folded to false: the prefix is infeasible
-	notes map[string]bool
+	g        *cfg.Graph
+	p        *bpfprog.Program
+	b        builder
+	st       *state
+	dead     bool // a condition folded to false: the prefix is infeasible
+	asserted bool // a condition was added
+	notes    map[string]bool
 }
 
 func (m *machine) note(format string, args ...any) { m.notes[fmt.Sprintf(format, args...)] = true }
 
-// assert adds a named condition; the name carries the edge position so
-// that an unsat core tells which prefix is refuted.
+// assert adds a condition of the path.
 func (m *machine) assert(c term) {
+	c = m.b.res(c)
 	if c.known {
 		if c.c == 0 {
 			m.dead = true
 		}
 		return
 	}
-	m.b.emit(fmt.Sprintf("(assert (! %s :named a%d_%s))", c.s, m.pos, m.b.name("")))
+	if c.notOf != "" {
+		m.st.decided[c.notOf] = false
+	} else {
+		m.st.decided[c.s] = true
+	}
+	m.asserted = true
+	m.b.emit("(assert " + c.s + ")")
 }
 
 func (m *machine) where(i int) string {
@@ -105,7 +111,7 @@ func (m *machine) insn(i int) error {
 			return err
 		}
 		if op.Mode() == asm.MemSXMode && !v.isPtr() {
-			v = scalar(m.b.sextTo(m.b.extract(v.off, uint8(8*size-1), 0), 64))
+			v = scalar(m.b.sextTo(m.b.extract(v.off, uint16(8*size-1), 0), 64))
 		}
 		st.regs[ins.Dst] = v
 	case cls == asm.StClass || cls == asm.StXClass:
@@ -174,7 +180,7 @@ func (m *machine) aluInsn(ins asm.Instruction) error {
 		case !is32 || op.Endianness() == asm.BE: // bswap, or to big endian on a little-endian machine
 			st.regs[ins.Dst] = scalar(b.bswap(dst.off, n))
 		default: // to little endian: truncate
-			st.regs[ins.Dst] = scalar(b.zext(b.extract(dst.off, uint8(8*n-1), 0), 64))
+			st.regs[ins.Dst] = scalar(b.zext(b.extract(dst.off, uint16(8*n-1), 0), 64))
 		}
 		return nil
 	}
@@ -182,7 +188,7 @@ func (m *machine) aluInsn(ins asm.Instruction) error {
 		return m.ptrALU(ins, alu, is32, dst, src)
 	}
 	if alu == asm.Mov && ins.Offset != 0 { // sign-extending move
-		v := b.sextTo(b.extract(src.off, uint8(ins.Offset-1), 0), 64)
+		v := b.sextTo(b.extract(src.off, uint16(ins.Offset-1), 0), 64)
 		if is32 {
 			v = b.zext(b.extract(v, 31, 0), 64)
 		}
@@ -278,6 +284,7 @@ func (m *machine) enter(lenTerm term) {
 	st.stacks = []map[int64]cell{{}}
 	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
 	st.lookups = map[string]int{}
+	st.decided = map[string]bool{}
 }
 
 // edge applies the way control leaves the edge's source node.
@@ -355,7 +362,7 @@ func (m *machine) ctxLoad(off int64, size int) (value, error) {
 		}
 	}
 	m.note("context field at offset %d of %s programs: value unconstrained", off, m.p.Type)
-	return scalar(b.zext(b.fresh(uint8(8*size), "x"), 64)), nil
+	return scalar(b.zext(b.fresh(uint16(8*size), "x"), 64)), nil
 }
 
 // loadBytes reads n bytes of an array at a 64-bit offset, little endian.
@@ -367,7 +374,7 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 	if n == 1 {
 		return m.b.def(8, parts[0])
 	}
-	return m.b.def(uint8(8*n), "(concat "+strings.Join(parts, " ")+")")
+	return m.b.def(uint16(8*n), "(concat "+strings.Join(parts, " ")+")")
 }
 
 // storeBytes writes the low n bytes of v into an array at off and returns
@@ -375,7 +382,7 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 func (m *machine) storeBytes(arr string, off term, n int, v term) string {
 	expr := arr
 	for i := 0; i < n; i++ {
-		byt := m.b.extract(v, uint8(8*i+7), uint8(8*i))
+		byt := m.b.extract(v, uint16(8*i+7), uint16(8*i))
 		expr = "(store " + expr + " " + m.index(off, i).s + " " + byt.s + ")"
 	}
 	name := m.b.name("m")
@@ -437,7 +444,7 @@ func (m *machine) stackLoad(fr int, at term, size int) value {
 	b := m.b
 	if !at.known {
 		m.note("stack read at a variable offset: value unconstrained")
-		return scalar(b.zext(b.fresh(uint8(8*size), "u"), 64))
+		return scalar(b.zext(b.fresh(uint16(8*size), "u"), 64))
 	}
 	cells := m.st.stacks[fr]
 	base := int64(at.c)
@@ -445,7 +452,7 @@ func (m *machine) stackLoad(fr int, at term, size int) value {
 	if ok && first.ptr != nil && first.idx == 0 && size == 8 {
 		whole := true
 		for i := int64(1); i < 8; i++ {
-			if c := cells[base+i]; c.ptr != first.ptr || c.idx != uint8(i) {
+			if c := cells[base+i]; c.ptr != first.ptr || c.idx != uint16(i) {
 				whole = false
 			}
 		}
@@ -458,13 +465,13 @@ func (m *machine) stackLoad(fr int, at term, size int) value {
 		same := true
 		for i := 1; i < size; i++ {
 			c, ok := cells[base+int64(i)]
-			if !ok || c.ptr != nil || c.src != first.src || c.idx != first.idx+uint8(i) {
+			if !ok || c.ptr != nil || c.src != first.src || c.idx != first.idx+uint16(i) {
 				same = false
 				break
 			}
 		}
 		if same {
-			return scalar(b.zext(b.extract(first.src, 8*(first.idx+uint8(size))-1, 8*first.idx), 64))
+			return scalar(b.zext(b.extract(first.src, 8*(first.idx+uint16(size))-1, 8*first.idx), 64))
 		}
 	}
 	parts := make([]term, size)
@@ -499,13 +506,13 @@ func (m *machine) stackStore(fr int, at term, size int, v value) {
 		} else {
 			p := v
 			for i := int64(0); i < 8; i++ {
-				cells[base+i] = cell{ptr: &p, idx: uint8(i)}
+				cells[base+i] = cell{ptr: &p, idx: uint16(i)}
 			}
 			return
 		}
 	}
 	for i := 0; i < size; i++ {
-		cells[base+int64(i)] = cell{src: v.off, idx: uint8(i)}
+		cells[base+int64(i)] = cell{src: v.off, idx: uint16(i)}
 	}
 }
 
@@ -517,7 +524,7 @@ func (m *machine) readMem(p value, n int) (term, error) {
 		if err != nil {
 			return term{}, err
 		}
-		return m.b.extract(v.off, uint8(8*n-1), 0), nil
+		return m.b.extract(v.off, uint16(8*n-1), 0), nil
 	}
 	var parts []term
 	for at := 0; at < n; at += 8 {
@@ -526,7 +533,7 @@ func (m *machine) readMem(p value, n int) (term, error) {
 		if err != nil {
 			return term{}, err
 		}
-		parts = append([]term{m.b.extract(v.off, uint8(8*k-1), 0)}, parts...)
+		parts = append([]term{m.b.extract(v.off, uint16(8*k-1), 0)}, parts...)
 	}
 	return m.b.concat(parts...), nil
 }

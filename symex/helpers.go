@@ -14,6 +14,10 @@ const (
 	xdpTailroom  = 320 // SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
 	pageSize     = 4096
 	xdpRedirect  = 4
+	// maxMeta is the most metadata bpf_xdp_adjust_meta grants: 32 bytes
+	// on older kernels, 255 on recent ones; the larger keeps the model an
+	// over-approximation on both.
+	maxMeta = 255
 )
 
 // helper executes a helper call: R0 gets the result, R1-R5 are clobbered.
@@ -80,7 +84,7 @@ func (m *machine) status(prefix string) value {
 	b := m.b
 	v := b.fresh(64, prefix)
 	ok := b.eq(v, konst(64, 0))
-	errno := b.and(b.def(1, app("bvslt", v, konst(64, 0))), b.def(1, app("bvsge", v, neg(4095))))
+	errno := b.and(b.scmp(asm.JSLT, v, konst(64, 0)), b.scmp(asm.JSGE, v, neg(4095)))
 	m.assert(b.def(1, app("or", ok, errno)))
 	return scalar(v)
 }
@@ -112,7 +116,7 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	var found term
 	switch spec.Type {
 	case ebpf.Array, ebpf.PerCPUArray:
-		found = b.def(1, app("bvult", key, konst(32, uint64(spec.MaxEntries))))
+		found = b.scmp(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
 	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
 		m.note("map of maps %s: inner maps are unconstrained", spec.Name)
 		v := pointer(regMap, -1, konst(64, 0))
@@ -165,7 +169,7 @@ func (m *machine) adjustHead(delta term) value {
 	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, st.pkt.meta)
 	lowest, _ := b.alu(asm.Add, false, metalen, neg(xdpHeadroom-xdpFrameSize))
 	highest, _ := b.alu(asm.Sub, false, st.pkt.end, konst(64, ethHlen))
-	ok := b.and(b.def(1, app("bvsge", head, lowest)), b.def(1, app("bvsle", head, highest)))
+	ok := b.and(b.scmp(asm.JSGE, head, lowest), b.scmp(asm.JSLE, head, highest))
 	st.pkt.head = b.ite(ok, head, st.pkt.head)
 	meta, _ := b.alu(asm.Sub, false, head, metalen)
 	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
@@ -181,7 +185,7 @@ func (m *machine) adjustTail(delta term) value {
 	end, _ := b.alu(asm.Add, false, st.pkt.end, d)
 	size, _ := b.alu(asm.Sub, false, end, st.pkt.head)
 	limit := konst(64, uint64(pageSize-xdpHeadroom-xdpTailroom))
-	ok := b.and(b.def(1, app("bvsle", end, limit)), b.def(1, app("bvsge", size, konst(64, ethHlen))))
+	ok := b.and(b.scmp(asm.JSLE, end, limit), b.scmp(asm.JSGE, size, konst(64, ethHlen)))
 	st.pkt.end = b.ite(ok, end, st.pkt.end)
 	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
 }
@@ -194,9 +198,9 @@ func (m *machine) adjustMeta(delta term) value {
 	meta, _ := b.alu(asm.Add, false, st.pkt.meta, d)
 	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, meta)
 	ok := b.and(
-		b.def(1, app("bvsge", meta, neg(xdpHeadroom-xdpFrameSize))),
-		b.def(1, app("bvsge", metalen, konst(64, 0))),
-		b.def(1, app("bvsle", metalen, konst(64, 32))),
+		b.scmp(asm.JSGE, meta, neg(xdpHeadroom-xdpFrameSize)),
+		b.scmp(asm.JSGE, metalen, konst(64, 0)),
+		b.scmp(asm.JSLE, metalen, konst(64, maxMeta)),
 		b.eq(b.and2(metalen, konst(64, 3)), konst(64, 0)))
 	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
 	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
@@ -210,7 +214,7 @@ func (m *machine) atomic(ins asm.Instruction, size int) error {
 	if err != nil {
 		return err
 	}
-	w := uint8(8 * size)
+	w := uint16(8 * size)
 	o := b.extract(old.off, w-1, 0)
 	src := b.extract(st.regs[ins.Src].off, w-1, 0)
 	aop := ins.OpCode.AtomicOp()
@@ -245,3 +249,9 @@ func (m *machine) atomic(ins asm.Instruction, size int) error {
 
 // neg is the 64-bit constant -n.
 func neg(n int64) term { return konst(64, uint64(-n)) }
+
+// scmp is a comparison that cannot fail (the operation is known).
+func (b builder) scmp(op asm.JumpOp, x, y term) term {
+	c, _ := b.cmp(op, x, y)
+	return c
+}

@@ -41,7 +41,7 @@ func (v value) isPtr() bool { return v.reg != regNone }
 // pointer.
 type cell struct {
 	src term
-	idx uint8
+	idx uint16
 	ptr *value // set when the byte belongs to a spilled pointer
 }
 
@@ -84,6 +84,7 @@ type state struct {
 	lookups map[string]int // map index + key term → object, while no update intervened
 	verdict term
 	exited  bool
+	decided map[string]bool // Bools asserted on the path: true, or false for their negation
 }
 
 func (s *state) clone() *state {
@@ -95,6 +96,7 @@ func (s *state) clone() *state {
 	}
 	c.objs = append([]object(nil), s.objs...)
 	c.lookups = maps.Clone(s.lookups)
+	c.decided = maps.Clone(s.decided)
 	return &c
 }
 

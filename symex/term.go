@@ -11,20 +11,34 @@ import (
 // term is a bit-vector (or, with width 1, Boolean) SMT term, folded to a
 // constant when its value is known.
 type term struct {
-	w     uint8  // width in bits; 1 is Bool
+	w     uint16 // width in bits; 1 is Bool
 	known bool   // c holds the value
 	c     uint64 // the constant, masked to w bits
 	s     string // SMT-LIB text: a name, a literal or a small expression
+	// alt is set when the term is one of two constants chosen by a Bool,
+	// such as a helper's result (0 or -EINVAL) or a packet offset after
+	// bpf_xdp_adjust_head: operations with constants stay two constants,
+	// comparisons become the Bool itself, and once the path decides the
+	// Bool the term becomes a constant again.
+	alt *choice
+	// notOf names the Bool this Bool negates.
+	notOf string
 }
 
-func mask(w uint8) uint64 {
+// choice is "if c then x else y" for constants x and y.
+type choice struct {
+	c    term
+	x, y uint64
+}
+
+func mask(w uint16) uint64 {
 	if w >= 64 {
 		return ^uint64(0)
 	}
 	return 1<<w - 1
 }
 
-func sortOf(w uint8) string {
+func sortOf(w uint16) string {
 	if w == 1 {
 		return "Bool"
 	}
@@ -32,7 +46,7 @@ func sortOf(w uint8) string {
 }
 
 // konst is a constant term.
-func konst(w uint8, c uint64) term {
+func konst(w uint16, c uint64) term {
 	c &= mask(w)
 	t := term{w: w, known: true, c: c}
 	switch {
@@ -56,15 +70,53 @@ func boolConst(b bool) term {
 }
 
 // sext sign-extends the low w bits of c to 64 bits.
-func sext(c uint64, w uint8) int64 {
+func sext(c uint64, w uint16) int64 {
 	return int64(c<<(64-w)) >> (64 - w)
 }
 
 // builder creates terms, binding every non-constant result to a name so
 // that terms stay small however often they are reused.
 type builder struct {
-	out  *[]string // SMT commands of the current edge
-	next *int      // name counter
+	out     *[]string       // SMT commands of the current edge
+	next    *int            // name counter
+	decided map[string]bool // Bools the path has asserted, by name
+}
+
+// res replaces a choice whose Bool the path decided by its constant.
+func (b builder) res(t term) term {
+	if t.alt != nil {
+		if v, ok := b.decided[t.alt.c.s]; ok {
+			if v {
+				return konst(t.w, t.alt.x)
+			}
+			return konst(t.w, t.alt.y)
+		}
+	}
+	return t
+}
+
+// choose builds "if c then x else y" of two constants.
+func (b builder) choose(c term, w uint16, x, y uint64) term {
+	x, y = x&mask(w), y&mask(w)
+	switch {
+	case c.known && c.c != 0:
+		return konst(w, x)
+	case c.known:
+		return konst(w, y)
+	case x == y:
+		return konst(w, x)
+	}
+	t := b.def(w, app("ite", c, konst(w, x), konst(w, y)))
+	t.alt = &choice{c: c, x: x, y: y}
+	return t
+}
+
+// lift applies a constant function to both branches of a choice.
+func (b builder) lift(t term, w uint16, f func(uint64) uint64) (term, bool) {
+	if t.alt == nil {
+		return term{}, false
+	}
+	return b.choose(t.alt.c, w, f(t.alt.x), f(t.alt.y)), true
 }
 
 func (b builder) emit(line string) { *b.out = append(*b.out, line) }
@@ -75,14 +127,14 @@ func (b builder) name(prefix string) string {
 }
 
 // def binds expr to a fresh name.
-func (b builder) def(w uint8, expr string) term {
+func (b builder) def(w uint16, expr string) term {
 	n := b.name("t")
 	b.emit("(define-fun " + n + " () " + sortOf(w) + " " + expr + ")")
 	return term{w: w, s: n}
 }
 
 // fresh declares an unconstrained term.
-func (b builder) fresh(w uint8, prefix string) term {
+func (b builder) fresh(w uint16, prefix string) term {
 	n := b.name(prefix)
 	b.emit("(declare-const " + n + " " + sortOf(w) + ")")
 	return term{w: w, s: n}
@@ -99,7 +151,11 @@ func app(op string, args ...term) string {
 }
 
 // zext widens t to w bits with zeros.
-func (b builder) zext(t term, w uint8) term {
+func (b builder) zext(t term, w uint16) term {
+	t = b.res(t)
+	if r, ok := b.lift(t, w, func(v uint64) uint64 { return v }); ok && t.w != w {
+		return r
+	}
 	switch {
 	case t.w == w:
 		return t
@@ -110,7 +166,11 @@ func (b builder) zext(t term, w uint8) term {
 }
 
 // sextTo widens t to w bits with its sign.
-func (b builder) sextTo(t term, w uint8) term {
+func (b builder) sextTo(t term, w uint16) term {
+	t = b.res(t)
+	if r, ok := b.lift(t, w, func(v uint64) uint64 { return uint64(sext(v, t.w)) }); ok && t.w != w {
+		return r
+	}
 	switch {
 	case t.w == w:
 		return t
@@ -121,8 +181,12 @@ func (b builder) sextTo(t term, w uint8) term {
 }
 
 // extract takes bits hi..lo of t.
-func (b builder) extract(t term, hi, lo uint8) term {
+func (b builder) extract(t term, hi, lo uint16) term {
 	w := hi - lo + 1
+	t = b.res(t)
+	if r, ok := b.lift(t, w, func(v uint64) uint64 { return v >> lo }); ok && !(lo == 0 && w == t.w) {
+		return r
+	}
 	switch {
 	case lo == 0 && w == t.w:
 		return t
@@ -134,7 +198,7 @@ func (b builder) extract(t term, hi, lo uint8) term {
 
 // concat joins terms, most significant first.
 func (b builder) concat(parts ...term) term {
-	w, known, c := uint8(0), true, uint64(0)
+	w, known, c := uint16(0), true, uint64(0)
 	for _, p := range parts {
 		w += p.w
 		known = known && p.known
@@ -151,6 +215,10 @@ func (b builder) concat(parts ...term) term {
 
 // ite chooses a or b by the Bool c.
 func (b builder) ite(c, x, y term) term {
+	c, x, y = b.res(c), b.res(x), b.res(y)
+	if x.known && y.known {
+		return b.choose(c, x.w, x.c, y.c)
+	}
 	if c.known {
 		if c.c != 0 {
 			return x
@@ -167,7 +235,12 @@ func (b builder) not(c term) term {
 	if c.known {
 		return boolConst(c.c == 0)
 	}
-	return b.def(1, app("not", c))
+	if c.notOf != "" {
+		return term{w: 1, s: c.notOf}
+	}
+	t := b.def(1, app("not", c))
+	t.notOf = c.s
+	return t
 }
 
 func (b builder) and(cs ...term) term {
@@ -191,6 +264,10 @@ func (b builder) and(cs ...term) term {
 }
 
 func (b builder) eq(x, y term) term {
+	x, y = b.res(x), b.res(y)
+	if c, ok := b.decide(asm.JEq, x, y); ok {
+		return c
+	}
 	if x.known && y.known {
 		return boolConst(x.c == y.c)
 	}
@@ -201,6 +278,15 @@ func (b builder) eq(x, y term) term {
 // signed selects sdiv/smod for Div/Mod.
 func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 	w := x.w
+	x, y = b.res(x), b.res(y)
+	if x.alt != nil && (y.known || op == asm.Neg) {
+		r, _ := b.lift(x, w, func(v uint64) uint64 { return foldALU(op, signed, w, v, y.c) })
+		return r, nil
+	}
+	if y.alt != nil && x.known && op != asm.Neg {
+		r, _ := b.lift(y, w, func(v uint64) uint64 { return foldALU(op, signed, w, x.c, v) })
+		return r, nil
+	}
 	if x.known && (y.known || op == asm.Neg) {
 		return konst(w, foldALU(op, signed, w, x.c, y.c)), nil
 	}
@@ -256,13 +342,18 @@ func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 }
 
 func (b builder) and2(x, y term) term {
+	x, y = b.res(x), b.res(y)
+	if x.alt != nil && y.known {
+		r, _ := b.lift(x, x.w, func(v uint64) uint64 { return v & y.c })
+		return r
+	}
 	if x.known && y.known {
 		return konst(x.w, x.c&y.c)
 	}
 	return b.def(x.w, app("bvand", x, y))
 }
 
-func foldALU(op asm.ALUOp, signed bool, w uint8, a, c uint64) uint64 {
+func foldALU(op asm.ALUOp, signed bool, w uint16, a, c uint64) uint64 {
 	m := mask(w)
 	a, c = a&m, c&m
 	sa, sc := sext(a, w), sext(c, w)
@@ -316,6 +407,10 @@ func foldALU(op asm.ALUOp, signed bool, w uint8, a, c uint64) uint64 {
 // cmp is the Bool of a BPF conditional jump "x op y" on w-bit terms.
 func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 	w := x.w
+	x, y = b.res(x), b.res(y)
+	if c, ok := b.decide(op, x, y); ok {
+		return c, nil
+	}
 	if x.known && y.known {
 		return boolConst(foldCmp(op, w, x.c, y.c)), nil
 	}
@@ -349,7 +444,34 @@ func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 	return b.def(1, app(f, x, y)), nil
 }
 
-func foldCmp(op asm.JumpOp, w uint8, a, c uint64) bool {
+// decide compares a choice with a constant: the result is a constant or
+// the choice's Bool (or its negation).
+func (b builder) decide(op asm.JumpOp, x, y term) (term, bool) {
+	flip := false
+	if y.alt != nil && x.known {
+		x, y = y, x
+		flip = true
+	}
+	if x.alt == nil || !y.known {
+		return term{}, false
+	}
+	f := func(v uint64) bool {
+		if flip {
+			return foldCmp(op, x.w, y.c, v)
+		}
+		return foldCmp(op, x.w, v, y.c)
+	}
+	a, c := f(x.alt.x), f(x.alt.y)
+	switch {
+	case a == c:
+		return boolConst(a), true
+	case a:
+		return x.alt.c, true
+	}
+	return b.not(x.alt.c), true
+}
+
+func foldCmp(op asm.JumpOp, w uint16, a, c uint64) bool {
 	sa, sc := sext(a, w), sext(c, w)
 	switch op {
 	case asm.JEq:
@@ -398,7 +520,7 @@ func signedOp(op asm.JumpOp) asm.JumpOp {
 func (b builder) bswap(t term, n int) term {
 	parts := make([]term, n)
 	for i := 0; i < n; i++ {
-		parts[i] = b.extract(t, uint8(8*i+7), uint8(8*i))
+		parts[i] = b.extract(t, uint16(8*i+7), uint16(8*i))
 	}
 	return b.zext(b.concat(parts...), 64)
 }

@@ -52,7 +52,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	stream := fs.Bool("stream", false, "write each improvement of the bound as a JSON line, then the result as a last line")
 	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
-	queryTimeout := fs.Duration("solver-timeout", 10*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
+	queryTimeout := fs.Duration("solver-timeout", 2*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
 	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
