@@ -26,16 +26,16 @@ type machine struct {
 	mapTags []uint32 // per map: tag of its map pointer, 0 until used
 	valTags []uint32 // per map: tag of its global-data value, 0 until used
 
-	path           []int32
-	loads, stores  [numRegions]int
-	calls          []Call
-	loops          map[[2]int32]int
-	redirect       *Redirect
-	printk         []string
-	nondet         bool
-	writes         []int
-	buf            [FrameSize]byte // the XDP frame holding the packet
-	stackPool      [][]byte
+	path          []int32
+	loads, stores [numRegions]int
+	calls         []Call
+	loops         map[[2]int32]int
+	redirect      *Redirect
+	printk        []string
+	nondet        bool
+	writes        []int
+	buf           [FrameSize]byte // the XDP frame holding the packet
+	stackPool     [][]byte
 }
 
 // frame is a bpf-to-bpf call's saved caller state.
@@ -63,14 +63,16 @@ func (m *machine) reset(it *Interp, maps *Maps, in Input) {
 	m.writes = make([]int, len(maps.list))
 	m.loops = map[[2]int32]int{}
 	m.regs[1], m.tags[1] = ptr(ctx, 0), ctx
-	st := m.newStack()
+	st := m.newStack(0)
 	m.regs[10], m.tags[10] = ptr(st, stackSize), st
 }
 
-func (m *machine) newStack() uint32 {
+// newStack returns a zeroed stack frame for call depth depth (0 for the
+// entry function), reusing the buffers of earlier runs.
+func (m *machine) newStack(depth int) uint32 {
 	var buf []byte
-	if n := len(m.stackPool); n > len(m.frames) {
-		buf = m.stackPool[len(m.frames)]
+	if depth < len(m.stackPool) {
+		buf = m.stackPool[depth]
 		clear(buf)
 	} else {
 		buf = make([]byte, stackSize)
@@ -372,7 +374,7 @@ func (m *machine) jump(in *insn, pc int) (next int, done bool, err error) {
 			f := frame{ret: pc + 1}
 			copy(f.saved[:], m.regs[6:])
 			copy(f.tags[:], m.tags[6:])
-			st := m.newStack()
+			st := m.newStack(len(m.frames) + 1)
 			f.stack = st
 			m.frames = append(m.frames, f)
 			m.regs[10], m.tags[10] = ptr(st, stackSize), st

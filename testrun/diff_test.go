@@ -13,6 +13,7 @@ import (
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/interp/interptest"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/testrun"
 )
@@ -97,7 +98,7 @@ func (pr *pair) run(pkt []byte) (*interp.Result, error) {
 // run writes after reading the clock or the random generator are left
 // out of the final comparison.
 func TestDifferential(t *testing.T) {
-	pkts := packets(1, 300)
+	pkts := interptest.Packets(1, 300)
 	for _, file := range objects(t) {
 		spec, err := ebpf.LoadCollectionSpec(file)
 		if err != nil {
@@ -118,7 +119,7 @@ func TestDifferential(t *testing.T) {
 					// instructions, so the kernel cannot run it.
 					t.Skip("the kernel's verifier rejects explode (too many paths); covered by the interpreter tests")
 				}
-				pr := newPair(t, p, startState(p, 1))
+				pr := newPair(t, p, interptest.StartState(p, 1))
 				nondet := map[string]bool{}
 				verdicts := map[uint32]int{}
 				for i, pkt := range pkts {

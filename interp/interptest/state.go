@@ -1,4 +1,4 @@
-package testrun_test
+package interptest
 
 import (
 	"encoding/binary"
@@ -11,10 +11,10 @@ import (
 	"github.com/dpperf/dpperf/mapstate"
 )
 
-// startState gives a program's maps some contents: keys from the packet
+// StartState gives a program's maps some contents: keys from the packet
 // pools (addresses, MACs, ports) so lookups hit, random values, and for
 // test_xdp_noinline the entries its selftest installs.
-func startState(p *bpfprog.Program, seed uint64) *mapstate.State {
+func StartState(p *bpfprog.Program, seed uint64) *mapstate.State {
 	r := rand.New(rand.NewPCG(seed, 11))
 	s := mapstate.New()
 	val := func(n int) mapstate.Hex {

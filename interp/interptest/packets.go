@@ -1,4 +1,4 @@
-package testrun_test
+package interptest
 
 import (
 	"encoding/binary"
@@ -107,9 +107,9 @@ func random(r *rand.Rand) []byte {
 	return pkt
 }
 
-// selftestV4 is test_progs' pkt_v4, which test_xdp_noinline's load balancer
+// SelftestV4 is test_progs' pkt_v4, which test_xdp_noinline's load balancer
 // is keyed to: IPv4 TCP, zero addresses and ports, tot_len and urg_ptr 123.
-func selftestV4() []byte {
+func SelftestV4() []byte {
 	pkt := make([]byte, 54)
 	binary.BigEndian.PutUint16(pkt[12:], 0x0800)
 	pkt[14] = 0x45
@@ -120,10 +120,10 @@ func selftestV4() []byte {
 	return pkt
 }
 
-// packets returns n packets: crafted, random and the selftest packet.
-func packets(seed uint64, n int) [][]byte {
+// Packets returns n packets: crafted, random and the selftest packet.
+func Packets(seed uint64, n int) [][]byte {
 	r := rand.New(rand.NewPCG(seed, 7))
-	out := [][]byte{selftestV4()}
+	out := [][]byte{SelftestV4()}
 	for len(out) < n {
 		if r.IntN(4) == 0 {
 			out = append(out, random(r))
