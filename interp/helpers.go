@@ -319,7 +319,7 @@ func (m *machine) perfOutput(c *Call) (int64, error) {
 }
 
 // csumDiff is bpf_csum_diff: the ones'-complement sum of ~from and to,
-// seeded, as x86-64's csum_partial folds it to 32 bits.
+// seeded, folded to 16 bits.
 func (m *machine) csumDiff() (int64, error) {
 	fromSize, toSize := int(uint32(m.regs[2])), int(uint32(m.regs[4]))
 	if (fromSize|toSize)&3 != 0 || fromSize+toSize > 512 {
@@ -338,7 +338,14 @@ func (m *machine) csumDiff() (int64, error) {
 		diff = append(diff, ^b)
 	}
 	diff = append(diff, to...)
-	return int64(csumPartial(diff, uint32(m.regs[5]))), nil
+	return int64(csumFrom32to16(csumPartial(diff, uint32(m.regs[5])))), nil
+}
+
+// csumFrom32to16 folds a 32-bit partial checksum to 16 bits with end-around
+// carry, as bpf_csum_diff does since Linux 6.12 so that every architecture
+// returns the same value.
+func csumFrom32to16(x uint32) uint32 {
+	return (x + bits.RotateLeft32(x, 16)) >> 16
 }
 
 // csumPartial is x86-64's csum_partial: 64-bit words added with end-around

@@ -63,7 +63,7 @@ func TestInstructions(t *testing.T) {
 		{"mod by zero keeps dst", asm.Instructions{asm.Mov.Imm(asm.R0, 7), asm.Mov.Imm(asm.R1, 0), asm.Mod.Reg(asm.R0, asm.R1)}, 7},
 		{"mod32 by zero truncates dst", asm.Instructions{ld64(asm.R0, 1<<32|7), asm.Mov.Imm(asm.R1, 0), asm.Mod.Reg32(asm.R0, asm.R1)}, 7},
 		{"sdiv", asm.Instructions{asm.Mov.Imm(asm.R0, -7), asm.SDiv.Imm(asm.R0, 2)}, uint64(^uint64(0) - 2)}, // -3
-		{"smod", asm.Instructions{asm.Mov.Imm(asm.R0, -7), asm.SMod.Imm(asm.R0, 2)}, ^uint64(0)},         // -1
+		{"smod", asm.Instructions{asm.Mov.Imm(asm.R0, -7), asm.SMod.Imm(asm.R0, 2)}, ^uint64(0)},             // -1
 		{"sdiv min by -1", asm.Instructions{ld64(asm.R0, -1<<63), asm.SDiv.Imm(asm.R0, -1)}, 1 << 63},
 		{"sdiv32", asm.Instructions{asm.Mov.Imm(asm.R0, -8), asm.SDiv.Imm32(asm.R0, 2)}, 0xfffffffc},
 		{"movsx8", asm.Instructions{asm.Mov.Imm(asm.R1, 0x80), asm.MovSX8.Reg(asm.R0, asm.R1)}, 0xffffffffffffff80},
@@ -94,7 +94,7 @@ func TestInstructions(t *testing.T) {
 			asm.LoadMem(asm.R3, asm.RFP, -8, asm.DWord), asm.LoadMem(asm.R0, asm.R3, 3, asm.Byte)}, 3},
 		{"atomics", asm.Instructions{
 			st64(-8, 10), asm.Mov.Imm(asm.R1, 5),
-			asm.AddAtomic.Mem(asm.RFP, asm.R1, asm.DWord, -8), // 15
+			asm.AddAtomic.Mem(asm.RFP, asm.R1, asm.DWord, -8),                       // 15
 			asm.Mov.Imm(asm.R2, 3), asm.FetchOr.Mem(asm.RFP, asm.R2, asm.DWord, -8), // 15|3 = 15, r2 = 15
 			asm.Mov.Imm(asm.R3, 100), asm.Xchg.Mem(asm.RFP, asm.R3, asm.DWord, -8), // mem 100, r3 = 15
 			asm.Mov.Imm(asm.R0, 100), asm.Mov.Imm(asm.R4, 7),
@@ -128,7 +128,7 @@ func TestInstructions(t *testing.T) {
 		{"csum_diff", asm.Instructions{
 			asm.StoreImm(asm.RFP, -8, 0x01020304, asm.Word), asm.Mov.Imm(asm.R1, 0), asm.Mov.Imm(asm.R2, 0),
 			asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, -8), asm.Mov.Imm(asm.R4, 4), asm.Mov.Imm(asm.R5, 0),
-			asm.FnCsumDiff.Call()}, 0x01020304},
+			asm.FnCsumDiff.Call()}, 0x0406}, // 0x0102 + 0x0304
 		{"redirect_map miss returns the flags' action", asm.Instructions{
 			asm.LoadMapPtr(asm.R1, 0).WithReference("dev"), asm.Mov.Imm(asm.R2, 1), asm.Mov.Imm(asm.R3, 2),
 			asm.FnRedirectMap.Call()}, 2},

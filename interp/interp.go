@@ -19,7 +19,7 @@ const (
 	MaxPacket  = FrameSize - Headroom - Tailroom
 	MinPacket  = 14 // ETH_HLEN
 	xdpFrame   = 40 // sizeof(struct xdp_frame), kept free at the frame start
-	maxMeta    = 32 // largest metadata area xdp_adjust_meta allows
+	maxMeta    = 255 // largest metadata area: skb_shared_info.meta_len is a u8
 	stackSize  = 512
 	maxFrames  = 8 // MAX_CALL_FRAMES
 	ctxSize    = 24

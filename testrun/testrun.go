@@ -66,6 +66,18 @@ func Load(p *bpfprog.Program, s *mapstate.State, opts Options) (*Runner, error) 
 	if err != nil {
 		return nil, fail.Input(p.File, fmt.Errorf("load object: %w", err))
 	}
+	return LoadSpec(full, p, s, opts)
+}
+
+// LoadSpec is Load for an object already parsed (or assembled in Go): full
+// holds program p.Name and its maps.
+func LoadSpec(full *ebpf.CollectionSpec, p *bpfprog.Program, s *mapstate.State, opts Options) (*Runner, error) {
+	if os.Geteuid() != 0 {
+		return nil, fail.Requirementf("testrun: BPF_PROG_TEST_RUN needs root (running as uid %d)", os.Geteuid())
+	}
+	if s == nil {
+		s = mapstate.New()
+	}
 	ps := full.Programs[p.Name]
 	if ps == nil {
 		return nil, fail.Inputf(p.File, "no program %s", p.Name)
