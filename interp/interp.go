@@ -17,8 +17,8 @@ const (
 	Headroom   = 256 // XDP_PACKET_HEADROOM
 	Tailroom   = 320 // SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
 	MaxPacket  = FrameSize - Headroom - Tailroom
-	MinPacket  = 14 // ETH_HLEN
-	xdpFrame   = 40 // sizeof(struct xdp_frame), kept free at the frame start
+	MinPacket  = 14  // ETH_HLEN
+	xdpFrame   = 40  // sizeof(struct xdp_frame), kept free at the frame start
 	maxMeta    = 255 // largest metadata area: skb_shared_info.meta_len is a u8
 	stackSize  = 512
 	maxFrames  = 8 // MAX_CALL_FRAMES

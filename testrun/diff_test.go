@@ -19,7 +19,7 @@ import (
 )
 
 // objects lists every program the differential test covers.
-func objects(t *testing.T) []string {
+func objects(t testing.TB) []string {
 	var files []string
 	m, _ := filepath.Glob(filepath.Join(testobj.Root(), "examples", "xdp", "*.c"))
 	for _, c := range m {
@@ -38,7 +38,7 @@ type pair struct {
 	k    *testrun.Runner
 }
 
-func newPair(t *testing.T, p *bpfprog.Program, start *mapstate.State) *pair {
+func newPair(t testing.TB, p *bpfprog.Program, start *mapstate.State) *pair {
 	t.Helper()
 	k, err := testrun.Load(p, start, testrun.Options{CPU: 0})
 	if err != nil {
