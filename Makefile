@@ -105,3 +105,13 @@ generate-profile:
 # two minutes once the kernel package is cached in build/nvme-tcp.
 e2e-nvme-tcp: setup build
 	bash scripts/e2e/nvme-tcp-qemu.sh examples/profile/nvme-tcp
+# --- interp ---
+.PHONY: test-interp bench-interp fuzz-interp
+# Interpreter, map states and kernel runs (testrun needs root).
+test-interp: setup bpf
+	$(GO) test -count=1 ./mapstate/... ./interp/... ./testrun/...
+bench-interp: setup bpf
+	$(GO) test -run '^$$' -bench . -benchmem ./interp/
+fuzz-interp: setup bpf
+	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime 60s ./interp/
+	$(GO) test -run '^$$' -fuzz FuzzKernel -fuzztime 60s ./testrun/

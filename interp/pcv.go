@@ -1,0 +1,42 @@
+package interp
+
+import (
+	_ "embed"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed pcv.yaml
+var pcvYAML []byte
+
+// PCVModel is the table of performance-critical variables in pcv.yaml.
+type PCVModel struct {
+	// PCVs describes each PCV by name.
+	PCVs map[string]string `yaml:"pcvs"`
+	// Maps lists, per map type (cilium/ebpf's MapType names) and
+	// operation, the PCVs the operation reports, in order.
+	Maps map[string]map[string][]string `yaml:"maps"`
+	// Loops lists the PCVs of a loop.
+	Loops []string `yaml:"loops"`
+}
+
+// Model returns the PCV table.
+func Model() *PCVModel {
+	var m PCVModel
+	if err := yaml.Unmarshal(pcvYAML, &m); err != nil {
+		panic(fmt.Sprintf("pcv.yaml: %v", err)) // embedded: a broken file is a build error
+	}
+	return &m
+}
+
+// Names returns the PCVs an operation on a map of type mapType reports,
+// and whether the table knows the operation.
+func (m *PCVModel) Names(mapType, op string) ([]string, bool) {
+	ops, ok := m.Maps[mapType]
+	if !ok {
+		return nil, false
+	}
+	names, ok := ops[op]
+	return names, ok
+}
