@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // Param names a parameter of a specification that sweeps and the

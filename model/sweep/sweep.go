@@ -16,7 +16,7 @@ import (
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // Values parses "a,b,c" or "lo..hi" (whole steps of 1 for integer
