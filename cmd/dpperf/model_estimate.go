@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/lognic"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,39 +45,52 @@ func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer
 	return writeResult(stdout, *format, r.WriteText, r)
 }
 
-// loadNetwork reads and compiles a specification, applying an offered-load
-// override.
+// loadNetwork reads and compiles a specification or a LogNIC-format
+// file, applying an offered-load override.
 func loadNetwork(path, offered string) (*flow.Network, error) {
-	if data, err := os.ReadFile(path); err == nil && lognic.Detect(data) {
+	m, err := loadTunable(path, offered)
+	if err != nil {
+		return nil, err
+	}
+	n, err := m.Compile()
+	if err != nil {
+		return nil, fail.Input(path, err)
+	}
+	return n, nil
+}
+
+// loadTunable reads a specification of our format or a file of the LogNIC
+// format (detected by its top-level software list) and applies an
+// offered-load override (for LogNIC files it scales every bandwidth-in).
+func loadTunable(path, offered string) (flow.Tunable, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fail.Input("", fmt.Errorf("open spec: %w", err))
+	}
+	var m flow.Tunable
+	if lognic.Detect(data) {
 		f, err := lognic.Parse(data, path)
 		if err != nil {
 			return nil, fail.Input("", err)
 		}
-		n, err := f.Network()
+		m = f
+	} else {
+		s, err := spec.Read(bytes.NewReader(data), path)
 		if err != nil {
-			return nil, fail.Input(path, err)
+			return nil, fail.Input("", err)
 		}
-		if offered != "" {
-			return nil, fail.Usagef("--offered: not supported for LogNIC-format files (set bandwidth-in)")
-		}
-		return n, nil
-	}
-	s, err := spec.Load(path)
-	if err != nil {
-		return nil, fail.Input("", err)
+		m = flow.FromSpec(s)
 	}
 	if offered != "" {
 		v, err := units.Parse(offered, units.Rate)
 		if err != nil {
 			return nil, fail.Usagef("--offered: %v", err)
 		}
-		s.Traffic.Ingress = v
+		if err := m.Set("offered", v); err != nil {
+			return nil, fail.Usagef("--offered: %v", err)
+		}
 	}
-	n, err := flow.Compile(s)
-	if err != nil {
-		return nil, fail.Input(path, err)
-	}
-	return n, nil
+	return m, nil
 }
 
 // writeResult prints v as text (with text) or indented JSON.

@@ -14,7 +14,7 @@ import (
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
 	"github.com/dpperf/dpperf/model/sweep"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -39,19 +39,12 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *values == "" {
 		return fail.Usagef("model sweep: --values is required")
 	}
-	s, err := spec.Load(path)
+	m, err := loadTunable(path, *offered)
 	if err != nil {
-		return fail.Input("", err)
-	}
-	if *offered != "" {
-		v, err := units.Parse(*offered, units.Rate)
-		if err != nil {
-			return fail.Usagef("--offered: %v", err)
-		}
-		s.Traffic.Ingress = v
+		return err
 	}
 	p := spec.Param(*param)
-	if _, err := s.Get(p); err != nil {
+	if _, err := m.Get(p); err != nil {
 		return fail.Usagef("--param: %v", err)
 	}
 	vals, err := sweep.Values(p, *values)
@@ -71,7 +64,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *simulate {
 		o.Sim = &sim.Options{Packets: *packets, Warmup: -1, Seed: *seed}
 	}
-	r, err := sweep.Run(ctx, s, p, vals, o)
+	r, err := sweep.Run(ctx, m, p, vals, o)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail.Input(path, err)
 	}

@@ -107,3 +107,48 @@ func TestModelSweepPlot(t *testing.T) {
 		t.Errorf("plot not written: %v", err)
 	}
 }
+
+func TestModelOptimizeWrite(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "best.yaml")
+	if _, _, err := runCLI(t, "model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--offered", "25Gbit/s", "--write", out, echoSpec); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Inline accelerator echo server", "{name: submit, ip: cores, parallelism: 7, overhead: 1us}", "ingress: 25Gbit/s"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("written file lacks %q:\n%s", want, b)
+		}
+	}
+	// The written file is the optimum: estimating it gives the optimizer's figures.
+	o1, _, err := runCLI(t, "model", "estimate", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, _, _ := runCLI(t, "model", "estimate", "--offered", "25Gbit/s", "--format", "text", echoSpec)
+	if o1 != o2 || !strings.Contains(o1, "8.000Gbit/s") {
+		t.Errorf("estimate of the written file:\n%s\nwant:\n%s", o1, o2)
+	}
+}
+
+func TestModelLogNICSweepOptimize(t *testing.T) {
+	const f = "../../examples/model/lognic-format/nvmeof.yaml"
+	out, _, err := runCLI(t, "model", "sweep", "--param", "case0.ssd.parallelism", "--values", "1..4", f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Count(out, "\n") != 5 {
+		t.Errorf("sweep output:\n%s", out)
+	}
+	w := filepath.Join(t.TempDir(), "best.yaml")
+	out, _, err = runCLI(t, "model", "optimize", "--objective", "min-latency", "--vary", "case0.ssd.parallelism=1..16", "--write", w, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(w)
+	if err != nil || !strings.Contains(string(b), "Q_num: 1,") || !strings.Contains(string(b), "# An NVMe-oF target") {
+		t.Errorf("written file (%v):\n%s\noptimizer:\n%s", err, b, out)
+	}
+}

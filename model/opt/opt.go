@@ -43,7 +43,7 @@ type Var struct {
 
 // Problem is an optimization over a specification.
 type Problem struct {
-	Spec      *spec.Spec
+	Model     flow.Tunable // the specification (flow.FromSpec) or a LogNIC file
 	Vars      []Var
 	Simplex   [][]int // groups of continuous variables whose values sum to 1
 	Objective string
@@ -77,7 +77,7 @@ type Solution struct {
 
 // Evaluate computes a configuration.
 func (p *Problem) Evaluate(x []float64) (Point, error) {
-	s := p.Spec.Clone()
+	s := p.Model.Clone()
 	pt := Point{Values: append([]float64(nil), x...)}
 	for i, v := range p.Vars {
 		if err := s.Set(v.Param, x[i]); err != nil {
@@ -87,7 +87,7 @@ func (p *Problem) Evaluate(x []float64) (Point, error) {
 			pt.Resources += x[i]
 		}
 	}
-	n, err := flow.Compile(s)
+	n, err := s.Compile()
 	if err != nil {
 		return pt, err
 	}
@@ -163,7 +163,7 @@ func (p *Problem) check() error {
 		if v.Hi < v.Lo {
 			return fmt.Errorf("optimize: %s: upper bound below lower bound", v.Param)
 		}
-		if _, err := p.Spec.Get(v.Param); err != nil {
+		if _, err := p.Model.Get(v.Param); err != nil {
 			return fmt.Errorf("optimize: %w", err)
 		}
 	}

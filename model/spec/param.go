@@ -25,7 +25,7 @@ type Param string
 // Kind returns the unit kind of values of p, or -1 for plain numbers.
 func (p Param) Kind() units.Kind {
 	switch {
-	case p == "offered" || strings.HasSuffix(string(p), ".throughput"):
+	case p == "offered" || strings.HasSuffix(string(p), ".offered") || strings.HasSuffix(string(p), ".throughput"):
 		return units.Rate
 	case p == "size":
 		return units.Size
