@@ -41,8 +41,10 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	maxDrop := fs.Float64("max-drop", 0, "constraint: drop share at the offered load at most this (e.g. 0.001)")
 	budget := fs.Float64("budget", 0, "constraint: sum of the whole-number variables at most this")
 	offered := fs.String("offered", "", "override traffic.ingress")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a parameter before optimizing, e.g. size=64B (repeatable)")
 	format := fs.String("format", "text", "output format: text or json")
-	write := fs.String("write", "", "write the file with the best configuration (and --offered) to this YAML file")
+	write := fs.String("write", "", "write the file with the best configuration (and --offered and --set) to this YAML file")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -51,7 +53,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	m, err := loadTunable(path, *offered)
+	m, overrides, err := loadTunable(path, *offered, sets)
 	if err != nil {
 		return err
 	}
@@ -110,7 +112,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	if *write != "" && sol.Feasible {
-		if err := writeOptimized(path, *write, p, sol, *offered != ""); err != nil {
+		if err := writeOptimized(path, *write, p, sol, overrides); err != nil {
 			return err
 		}
 	}
@@ -165,15 +167,15 @@ func readParamDoc(path string) (paramDoc, error) {
 }
 
 // writeOptimized writes the file at path with the solution's values (and
-// the offered load the problem used, if it was overridden) to out.
-func writeOptimized(path, out string, p *opt.Problem, sol *opt.Solution, offered bool) error {
+// the parameters overridden on the command line) to out.
+func writeOptimized(path, out string, p *opt.Problem, sol *opt.Solution, overrides []spec.Param) error {
 	d, err := readParamDoc(path)
 	if err != nil {
 		return err
 	}
-	if offered {
-		v, _ := p.Model.Get("offered")
-		if err := d.Set("offered", v); err != nil {
+	for _, o := range overrides {
+		v, _ := p.Model.Get(o)
+		if err := d.Set(o, v); err != nil {
 			return fmt.Errorf("--write: %w", err)
 		}
 	}

@@ -28,6 +28,8 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	yAxis := fs.String("y", "", "plotted quantity: throughput, latency or p99 (default: latency for offered, else throughput)")
 	format := fs.String("format", "text", "output format: text or json")
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 25Gbit/s)")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a parameter before sweeping, e.g. size=64B (repeatable)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -39,7 +41,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *values == "" {
 		return fail.Usagef("model sweep: --values is required")
 	}
-	m, err := loadTunable(path, *offered)
+	m, _, err := loadTunable(path, *offered, sets)
 	if err != nil {
 		return err
 	}

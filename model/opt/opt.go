@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
@@ -63,7 +64,7 @@ type Point struct {
 	Latency    float64
 	Drop       float64
 	Bottleneck string
-	Resources  float64 // Σ of the integer variables
+	Resources  float64 // Σ of the integer variables (placements are choices, not resources)
 	Feasible   bool
 	Violation  float64 // total relative constraint violation (0 if feasible)
 }
@@ -83,7 +84,7 @@ func (p *Problem) Evaluate(x []float64) (Point, error) {
 		if err := s.Set(v.Param, x[i]); err != nil {
 			return pt, err
 		}
-		if v.Integer {
+		if v.Integer && !strings.HasSuffix(string(v.Param), ".placement") {
 			pt.Resources += x[i]
 		}
 	}

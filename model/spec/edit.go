@@ -96,7 +96,7 @@ func (d *Doc) Set(p Param, v float64) error {
 			yamlnode.Delete(v, "partition")
 		case "partition":
 			yamlnode.Delete(v, "parallelism")
-		case "queue", "overhead":
+		case "queue", "overhead", "placement":
 		default:
 			return fmt.Errorf("write %s: unknown parameter", p)
 		}
