@@ -29,18 +29,19 @@ type FitResult struct {
 	Parallelism units.Num   `json:"parallelism"`
 	Queue       units.Num   `json:"queue"`
 	Overhead    units.Num   `json:"overhead_s"`
-	RMS         units.Num   `json:"rms_relative_error"`
-	MaxErr      units.Num   `json:"max_relative_error"`
+	Distance    string      `json:"distance"`
+	RMS         units.Num   `json:"rms_distance"`
+	MaxErr      units.Num   `json:"max_distance"`
 	Evaluations int         `json:"evaluations"`
 	Points      []FitPointR `json:"points"`
 }
 
 // FitPointR is one measured point beside the fitted model.
 type FitPointR struct {
-	Load     units.Num `json:"load_Bps"`
-	Latency  units.Num `json:"latency_s"`
-	Model    units.Num `json:"model_latency_s"`
-	RelError units.Num `json:"relative_error"`
+	Load      units.Num `json:"load_Bps"`
+	Latency   units.Num `json:"latency_s"`
+	Model     units.Num `json:"model_latency_s"` // at the measured load
+	ModelLoad units.Num `json:"model_load_Bps"`  // at the measured latency
 }
 
 func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +52,7 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	size := fs.String("size", "", "request size of CSV rows without a size column (e.g. 4KiB)")
 	params := fs.String("fit", strings.Join(fit.All, ","), "parameters to fit; the others keep the specification's values")
 	write := fs.String("write", "", "write the specification with the fitted values to this YAML file")
+	distance := fs.String("distance", fit.Orthogonal, "distance of a point to the curve: orthogonal (log load and log latency) or vertical (relative latency error)")
 	format := fs.String("format", "text", "output format: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -90,7 +92,10 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	ip := s.Hardware.IPs[s.Hardware.IPByName(st.ip)]
-	o := fit.Options{Free: strings.Split(*params, ","), Fixed: fit.Stage{Throughput: ip.Throughput.At(pts[0].Size),
+	if *distance != fit.Orthogonal && *distance != fit.Vertical {
+		return fail.Usagef("--distance: want orthogonal or vertical, got %q", *distance)
+	}
+	o := fit.Options{Distance: *distance, Free: strings.Split(*params, ","), Fixed: fit.Stage{Throughput: ip.Throughput.At(pts[0].Size),
 		Parallelism: float64(ip.Parallelism), Queue: ip.Queue, Overhead: st.overhead}}
 	if st.vertex == "" && slices.Contains(o.Free, fit.Overhead) {
 		return fail.Usagef("model fit: IP %s runs several vertices: name the one that gets the overhead with --vertex", st.ip)
@@ -101,10 +106,10 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r := &FitResult{Schema: "dpperf.model.fit/v1", IP: st.ip, Vertex: st.vertex, Fitted: o.Free, Size: units.Num(res.Size),
 		Throughput: units.Num(res.Throughput), Parallelism: units.Num(res.Parallelism), Queue: units.Num(res.Queue),
-		Overhead: units.Num(res.Overhead), RMS: units.Num(res.RMS), MaxErr: units.Num(res.MaxErr), Evaluations: res.Evaluations}
+		Overhead: units.Num(res.Overhead), Distance: *distance, RMS: units.Num(res.RMS), MaxErr: units.Num(res.MaxErr), Evaluations: res.Evaluations}
 	for i, pt := range pts {
 		r.Points = append(r.Points, FitPointR{Load: units.Num(pt.Load), Latency: units.Num(pt.Latency), Model: units.Num(res.Predicted[i]),
-			RelError: units.Num(res.Predicted[i]/pt.Latency - 1)})
+			ModelLoad: units.Num(res.LoadAt[i])})
 	}
 	if err := writeResult(stdout, *format, func(w io.Writer) error { return writeFitText(w, r) }, r); err != nil {
 		return err
@@ -236,16 +241,16 @@ func writeFitText(w io.Writer, r *FitResult) error {
 	}
 	fmt.Fprintf(tw, "queue\t%s\n", q)
 	fmt.Fprintf(tw, "overhead\t%s\n", units.FormatTime(float64(r.Overhead)))
-	fmt.Fprintf(tw, "relative error\tRMS %.2f%%, max %.2f%%\n", 100*float64(r.RMS), 100*float64(r.MaxErr))
+	fmt.Fprintf(tw, "distance (%s)\tRMS %.3f, max %.3f\n", r.Distance, float64(r.RMS), float64(r.MaxErr))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "LOAD\tMEASURED\tMODEL\tERROR\t")
+	fmt.Fprintln(tw, "LOAD\tLATENCY\tMODEL LATENCY AT LOAD\tMODEL LOAD AT LATENCY\t")
 	for _, p := range r.Points {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f%%\t\n", units.FormatRate(float64(p.Load)), units.FormatTime(float64(p.Latency)),
-			units.FormatTime(float64(p.Model)), 100*float64(p.RelError))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", units.FormatRate(float64(p.Load)), units.FormatTime(float64(p.Latency)),
+			units.FormatTime(float64(p.Model)), units.FormatRate(float64(p.ModelLoad)))
 	}
 	return tw.Flush()
 }

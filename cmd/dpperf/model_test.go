@@ -152,3 +152,45 @@ func TestModelLogNICSweepOptimize(t *testing.T) {
 		t.Errorf("written file (%v):\n%s\noptimizer:\n%s", err, b, out)
 	}
 }
+
+// The opaque-SSD example: fitting the committed fio run (iodepth 1 to 128
+// on a loop device) gives the committed report and fitted specification.
+func TestModelFitExample(t *testing.T) {
+	const dir = "../../examples/model/opaque-ssd/"
+	w := filepath.Join(t.TempDir(), "fitted.yaml")
+	out, _, err := runCLI(t, "model", "fit", "--curve", dir+"fio.json", "--vertex", "read.ssd", "--write", w, dir+"spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(dir + "fit.txt")
+	if out != string(want) {
+		t.Errorf("report differs from %sfit.txt:\n%s", dir, out)
+	}
+	got, _ := os.ReadFile(w)
+	want, _ = os.ReadFile(dir + "fitted.yaml")
+	if string(got) != string(want) {
+		t.Errorf("fitted specification differs from %sfitted.yaml:\n%s", dir, got)
+	}
+}
+
+func TestModelFitErrors(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "c.csv")
+	os.WriteFile(csv, []byte("load,latency\n1GB/s,10\n"), 0o644)
+	const ssd = "../../examples/model/opaque-ssd/spec.yaml"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vertex", "read.ssd", ssd}, "--curve is required"},
+		{[]string{"--curve", csv, "--vertex", "read.ssd", "--size", "4KiB", ssd}, "c.csv:2: latency"},
+		{[]string{"--curve", csv, "read.ssd", ssd}, "want one specification file"},
+		{[]string{"--curve", csv, "--vertex", "read.nope", ssd}, "no vertex"},
+		{[]string{"--curve", csv, "--ip", "cores", ssd}, "reserves part of IP cores"},
+		{[]string{"--curve", csv, "--vertex", "read.ssd", "../../examples/model/lognic-format/nvmeof.yaml"}, "LogNIC format"},
+	} {
+		_, _, err := runCLI(t, append([]string{"model", "fit"}, c.args...)...)
+		if fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want exit 2 and %q", c.args, err, c.want)
+		}
+	}
+}

@@ -104,7 +104,9 @@ func ReadCSV(r io.Reader, name string, size float64) ([]Point, error) {
 			if err != nil || !(iops > 0) || math.IsInf(iops, 0) {
 				err = fmt.Errorf("%s:%d: iops: want a positive number, got %q", name, line, rec[col["iops"]])
 			}
-			p.Load = iops * p.Size
+			if p.Load = iops * p.Size; math.IsInf(p.Load, 0) {
+				err = fmt.Errorf("%s:%d: iops × size is too large", name, line)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -181,7 +183,7 @@ func ReadFio(r io.Reader, name string) ([]Point, error) {
 		if iops <= 0 || lat <= 0 {
 			return nil, fmt.Errorf("%s: job %d (%s): no reads or writes with latency", name, k, j.Name)
 		}
-		if math.IsInf(bw, 0) || math.IsInf(lat, 0) || math.IsNaN(lat) {
+		if math.IsInf(bw, 0) || math.IsInf(lat, 0) || math.IsNaN(lat) || math.IsInf(bw/iops, 0) || math.IsInf(lat/iops, 0) {
 			return nil, fmt.Errorf("%s: job %d (%s): bad numbers", name, k, j.Name)
 		}
 		pts = append(pts, Point{Load: bw, Latency: lat / iops, Size: bw / iops})

@@ -53,12 +53,12 @@ func TestReadCSVErrors(t *testing.T) {
 
 // The committed fio run of the opaque-SSD example: one point per iodepth.
 func TestReadFio(t *testing.T) {
-	f, err := os.Open("../../examples/model/opaque-ssd/fio-iodepth.json")
+	f, err := os.Open("../../examples/model/opaque-ssd/fio.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pts, err := ReadFio(f, "fio-iodepth.json")
+	pts, err := ReadFio(f, "fio.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +97,21 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		pts, err := ReadCSV(strings.NewReader(s), "f.csv", 4096)
 		for _, p := range pts {
-			if err == nil && !(p.Load > 0 && p.Latency > 0 && p.Size > 0) {
+			if err == nil && !finite(p) {
 				t.Fatalf("%q: bad point %+v", s, p)
 			}
 		}
 	})
+}
+
+// finite reports a point whose every field is a positive finite number.
+func finite(p Point) bool {
+	for _, v := range []float64{p.Load, p.Latency, p.Size} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func FuzzReadFio(f *testing.F) {
@@ -110,7 +120,7 @@ func FuzzReadFio(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		pts, err := ReadFio(strings.NewReader(s), "f.json")
 		for _, p := range pts {
-			if err == nil && !(p.Load > 0 && p.Latency > 0 && p.Size > 0) {
+			if err == nil && !finite(p) {
 				t.Fatalf("%q: bad point %+v", s, p)
 			}
 		}

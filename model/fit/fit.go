@@ -47,15 +47,29 @@ type Options struct {
 	Fixed          Stage    // values of the parameters that are not free
 	MaxParallelism float64  // upper bound of D (0: 1024)
 	MaxQueue       float64  // upper bound of N (0: 65536)
+	Distance       string   // Orthogonal (default) or Vertical
 }
+
+// How a fit measures the distance of a point from the model's curve.
+const (
+	// Orthogonal: in log-load and log-latency (errors in both), so that
+	// the steep part of a curve near saturation, where loads barely
+	// differ and latencies do, fits too: the shape of closed-loop
+	// measurements such as an iodepth sweep.
+	Orthogonal = "orthogonal"
+	// Vertical: relative latency error at the measured load (ordinary
+	// least squares); only the first stage of an orthogonal fit.
+	Vertical = "vertical"
+)
 
 // Result is a fitted stage.
 type Result struct {
 	Stage
 	Size        float64   // mean request size of the curve, bytes
-	RMS         float64   // root mean square of the relative latency errors
-	MaxErr      float64   // largest relative latency error
-	Predicted   []float64 // model latency at each point, s
+	RMS         float64   // root mean square of the points' distances to the curve (orthogonal: in log units; vertical: relative latency errors)
+	MaxErr      float64   // largest distance
+	Predicted   []float64 // model latency at each point's load, s
+	LoadAt      []float64 // model load at each point's latency, B/s
 	Evaluations int
 }
 
@@ -193,7 +207,7 @@ func (p *problem) search() Stage {
 		sse float64
 	}
 	var grid []cand
-	const steps = 24
+	const steps = 16
 	var walk func(z []float64)
 	walk = func(z []float64) {
 		if len(z) == len(p.outer) {
@@ -209,7 +223,7 @@ func (p *problem) search() Stage {
 	slices.SortFunc(grid, func(a, b cand) int { return cmp(a.sse, b.sse) })
 	f := func(z []float64) float64 { _, e := p.solve(z); return e }
 	best := grid[0]
-	for _, c := range grid[:min(4, len(grid))] {
+	for _, c := range grid[:min(3, len(grid))] {
 		res, err := optimize.Minimize(optimize.Problem{Func: f}, c.z, &optimize.Settings{FuncEvaluations: 2000}, &optimize.NelderMead{})
 		if err != nil && res == nil {
 			continue
@@ -283,11 +297,18 @@ func Fit(pts []Point, o Options) (*Result, error) {
 	}
 	p := newProblem(pts, free, o.Fixed, bound{maxLoad * (1 + 1e-6), maxLoad * 1e3}, bound{1, maxN}, maxD)
 	best := p.whole(p.search())
+	if o.Distance != Vertical {
+		best = p.orthogonal(best)
+	}
 	r := &Result{Stage: best, Size: size, Evaluations: p.evals}
 	for _, pt := range pts {
 		t := best.Latency(pt.Load, pt.Size)
 		e := (t - pt.Latency) / pt.Latency
+		if o.Distance != Vertical {
+			e = distance(best, pt)
+		}
 		r.Predicted = append(r.Predicted, t)
+		r.LoadAt = append(r.LoadAt, best.LoadAt(pt.Latency, pt.Size))
 		r.RMS += e * e / float64(len(pts))
 		r.MaxErr = math.Max(r.MaxErr, math.Abs(e))
 	}
