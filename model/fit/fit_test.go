@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -162,5 +163,23 @@ func TestFitErrors(t *testing.T) {
 	}
 	if _, err := Fit([]Point{{1e6, 1e-5, 4096}, {2e6, 2e-5, 512}}, Options{Free: []string{Throughput}}); err == nil {
 		t.Error("mixed sizes accepted")
+	}
+}
+
+// A whole fit of the committed fio run (8 points, all four parameters).
+func BenchmarkFitFio(b *testing.B) {
+	f, err := os.Open("../../examples/model/opaque-ssd/fio.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	pts, err := ReadFio(f, "fio.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Fit(pts, Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
