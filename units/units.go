@@ -152,7 +152,7 @@ func ParseRate(s string) (float64, RateKind, error) {
 	const example = "10Mpps or 25Gbit/s"
 	v, unit, err := split(s, "rate", example)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("bad rate %q: want a number and a unit, e.g. %s", s, example)
 	}
 	if v < 0 {
 		return 0, 0, fmt.Errorf("bad rate %q: negative", s)
