@@ -127,6 +127,7 @@ func TestFitRecoversParameters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			pts := curve(t, c.s, 4096, c.rhos, c.noise, 3)
 			r, err := Fit(pts, Options{Free: c.free, Fixed: c.s})
 			if err != nil {
