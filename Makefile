@@ -72,13 +72,19 @@ clean:
 	rm -rf bin build
 
 # --- model ---
-.PHONY: test-model bench-model
+.PHONY: test-model bench-model fio-model
 test-model:
 	$(GO) test -count=1 ./model/...
 	$(GO) test -count=1 -run Model ./cmd/dpperf/
 
 bench-model:
-	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/
+	$(GO) test -run '^$$' -bench . -benchmem ./model/analytic/ ./model/opt/ ./model/sim/ ./model/fit/
+# Measure the opaque-SSD example's fio curve again (root; about 45 s) and
+# fit it: examples/model/opaque-ssd/{fio.json,fit.txt,fitted.yaml}.
+fio-model: build
+	cd examples/model/opaque-ssd && bash run-fio.sh fio.json
+	$(BIN) model fit --curve examples/model/opaque-ssd/fio.json --vertex read.ssd \
+	  --write examples/model/opaque-ssd/fitted.yaml examples/model/opaque-ssd/spec.yaml > examples/model/opaque-ssd/fit.txt
 # --- record ---
 .PHONY: test-record bench-record
 test-record: setup

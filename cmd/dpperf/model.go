@@ -20,6 +20,7 @@ var modelCommands = map[string]struct {
 	"compare":  {"model against simulation, with relative errors", runModelCompare},
 	"sweep":    {"vary one parameter: tables and PNG/SVG plots", runModelSweep},
 	"optimize": {"best configuration under an objective and constraints", runModelOptimize},
+	"fit":      {"fit a stage's throughput, parallelism, queue and overhead to a measured latency curve", runModelFit},
 }
 
 func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/fail"
@@ -14,13 +16,15 @@ import (
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/lognic"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a parameter, e.g. size=64B or g.v.placement=1 (repeatable; names as for sweep)")
 	compat := fs.String("compat", "", "for files in the LogNIC execution-graph format: 'lognic' reproduces that implementation's numbers")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -36,7 +40,7 @@ func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer
 		}
 		return estimateCompat(path, *format, stdout)
 	}
-	net, err := loadNetwork(path, *offered)
+	net, err := loadNetwork(path, *offered, sets...)
 	if err != nil {
 		return err
 	}
@@ -44,39 +48,63 @@ func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer
 	return writeResult(stdout, *format, r.WriteText, r)
 }
 
-// loadNetwork reads and compiles a specification, applying an offered-load
-// override.
-func loadNetwork(path, offered string) (*flow.Network, error) {
-	if data, err := os.ReadFile(path); err == nil && lognic.Detect(data) {
-		f, err := lognic.Parse(data, path)
-		if err != nil {
-			return nil, fail.Input("", err)
-		}
-		n, err := f.Network()
-		if err != nil {
-			return nil, fail.Input(path, err)
-		}
-		if offered != "" {
-			return nil, fail.Usagef("--offered: not supported for LogNIC-format files (set bandwidth-in)")
-		}
-		return n, nil
-	}
-	s, err := spec.Load(path)
+// loadNetwork reads and compiles a specification or a LogNIC-format
+// file, applying an offered-load override and --set overrides.
+func loadNetwork(path, offered string, sets ...string) (*flow.Network, error) {
+	m, _, err := loadTunable(path, offered, sets)
 	if err != nil {
-		return nil, fail.Input("", err)
+		return nil, err
 	}
-	if offered != "" {
-		v, err := units.Parse(offered, units.Rate)
-		if err != nil {
-			return nil, fail.Usagef("--offered: %v", err)
-		}
-		s.Traffic.Ingress = v
-	}
-	n, err := flow.Compile(s)
+	n, err := m.Compile()
 	if err != nil {
 		return nil, fail.Input(path, err)
 	}
 	return n, nil
+}
+
+// loadTunable reads a specification of our format or a file of the LogNIC
+// format (detected by its top-level software list) and applies an
+// offered-load override (for LogNIC files it scales every bandwidth-in)
+// and --set PARAM=VALUE overrides, which it returns.
+func loadTunable(path, offered string, sets []string) (flow.Tunable, []spec.Param, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fail.Input("", fmt.Errorf("open spec: %w", err))
+	}
+	var m flow.Tunable
+	if lognic.Detect(data) {
+		f, err := lognic.Parse(data, path)
+		if err != nil {
+			return nil, nil, fail.Input("", err)
+		}
+		m = f
+	} else {
+		s, err := spec.Read(bytes.NewReader(data), path)
+		if err != nil {
+			return nil, nil, fail.Input("", err)
+		}
+		m = flow.FromSpec(s)
+	}
+	if offered != "" {
+		sets = append([]string{"offered=" + offered}, sets...)
+	}
+	var changed []spec.Param
+	for _, kv := range sets {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, nil, fail.Usagef("--set %q: want PARAM=VALUE", kv)
+		}
+		p := spec.Param(name)
+		v, err := p.ParseValue(val)
+		if err == nil {
+			err = m.Set(p, v)
+		}
+		if err != nil {
+			return nil, nil, fail.Usagef("--set %s: %v", name, err)
+		}
+		changed = append(changed, p)
+	}
+	return m, changed, nil
 }
 
 // writeResult prints v as text (with text) or indented JSON.

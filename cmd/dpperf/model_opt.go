@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/model/lognic"
 	"github.com/dpperf/dpperf/model/opt"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // OptResult is the JSON form of `dpperf model optimize`
@@ -39,7 +41,10 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	maxDrop := fs.Float64("max-drop", 0, "constraint: drop share at the offered load at most this (e.g. 0.001)")
 	budget := fs.Float64("budget", 0, "constraint: sum of the whole-number variables at most this")
 	offered := fs.String("offered", "", "override traffic.ingress")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a parameter before optimizing, e.g. size=64B (repeatable)")
 	format := fs.String("format", "text", "output format: text or json")
+	write := fs.String("write", "", "write the file with the best configuration (and --offered and --set) to this YAML file")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -48,16 +53,11 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	s, err := spec.Load(path)
+	m, overrides, err := loadTunable(path, *offered, sets)
 	if err != nil {
-		return fail.Input("", err)
+		return err
 	}
-	p := &opt.Problem{Spec: s, Objective: *objective, MaxDrop: *maxDrop, Budget: *budget, Seed: 1}
-	if *offered != "" {
-		if s.Traffic.Ingress, err = units.Parse(*offered, units.Rate); err != nil {
-			return fail.Usagef("--offered: %v", err)
-		}
-	}
+	p := &opt.Problem{Model: m, Objective: *objective, MaxDrop: *maxDrop, Budget: *budget, Seed: 1}
 	if *latBound != "" {
 		if p.LatencyBound, err = units.Parse(*latBound, units.Time); err != nil {
 			return fail.Usagef("--latency-bound: %v", err)
@@ -111,8 +111,17 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := writeResult(stdout, *format, func(w io.Writer) error { return writeOptText(w, p, r) }, r); err != nil {
 		return err
 	}
+	if *write != "" && sol.Feasible {
+		if err := writeOptimized(path, *write, p, sol, overrides); err != nil {
+			return err
+		}
+	}
 	if !sol.Feasible {
-		return fail.Requirementf("model optimize: no configuration meets the constraints (closest shown)")
+		msg := "model optimize: no configuration meets the constraints (closest shown)"
+		if *write != "" {
+			msg += "; nothing written"
+		}
+		return fail.Requirementf("%s", msg)
 	}
 	return nil
 }
@@ -130,4 +139,54 @@ func writeOptText(w io.Writer, p *opt.Problem, r *OptResult) error {
 	fmt.Fprintf(tw, "mean latency\t%s\n", units.FormatTime(float64(r.Latency)))
 	fmt.Fprintf(tw, "drops\t%.4g\n", float64(r.Drop))
 	return tw.Flush()
+}
+
+// paramDoc is a file held as a YAML tree whose parameters can be changed
+// in place: spec.Doc or lognic.Doc.
+type paramDoc interface {
+	Set(p spec.Param, v float64) error
+	Bytes() ([]byte, error)
+}
+
+// readParamDoc reads the file at path for editing.
+func readParamDoc(path string) (paramDoc, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fail.Input("", fmt.Errorf("open spec: %w", err))
+	}
+	var d paramDoc
+	if lognic.Detect(data) {
+		d, err = lognic.ReadDoc(data, path)
+	} else {
+		d, err = spec.ReadDoc(data, path)
+	}
+	if err != nil {
+		return nil, fail.Input("", err)
+	}
+	return d, nil
+}
+
+// writeOptimized writes the file at path with the solution's values (and
+// the parameters overridden on the command line) to out.
+func writeOptimized(path, out string, p *opt.Problem, sol *opt.Solution, overrides []spec.Param) error {
+	d, err := readParamDoc(path)
+	if err != nil {
+		return err
+	}
+	for _, o := range overrides {
+		v, _ := p.Model.Get(o)
+		if err := d.Set(o, v); err != nil {
+			return fmt.Errorf("--write: %w", err)
+		}
+	}
+	for i, v := range p.Vars {
+		if err := d.Set(v.Param, sol.Values[i]); err != nil {
+			return fmt.Errorf("--write: %w", err)
+		}
+	}
+	b, err := d.Bytes()
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(out, b)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/sim"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 type simFlags struct {

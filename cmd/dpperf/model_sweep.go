@@ -14,7 +14,7 @@ import (
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
 	"github.com/dpperf/dpperf/model/sweep"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,6 +28,8 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	yAxis := fs.String("y", "", "plotted quantity: throughput, latency or p99 (default: latency for offered, else throughput)")
 	format := fs.String("format", "text", "output format: text or json")
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 25Gbit/s)")
+	var sets listFlag
+	fs.Var(&sets, "set", "override a parameter before sweeping, e.g. size=64B (repeatable)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -39,19 +41,12 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *values == "" {
 		return fail.Usagef("model sweep: --values is required")
 	}
-	s, err := spec.Load(path)
+	m, _, err := loadTunable(path, *offered, sets)
 	if err != nil {
-		return fail.Input("", err)
-	}
-	if *offered != "" {
-		v, err := units.Parse(*offered, units.Rate)
-		if err != nil {
-			return fail.Usagef("--offered: %v", err)
-		}
-		s.Traffic.Ingress = v
+		return err
 	}
 	p := spec.Param(*param)
-	if _, err := s.Get(p); err != nil {
+	if _, err := m.Get(p); err != nil {
 		return fail.Usagef("--param: %v", err)
 	}
 	vals, err := sweep.Values(p, *values)
@@ -71,7 +66,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *simulate {
 		o.Sim = &sim.Options{Packets: *packets, Warmup: -1, Seed: *seed}
 	}
-	r, err := sweep.Run(ctx, s, p, vals, o)
+	r, err := sweep.Run(ctx, m, p, vals, o)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail.Input(path, err)
 	}

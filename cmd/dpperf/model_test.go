@@ -107,3 +107,90 @@ func TestModelSweepPlot(t *testing.T) {
 		t.Errorf("plot not written: %v", err)
 	}
 }
+
+func TestModelOptimizeWrite(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "best.yaml")
+	if _, _, err := runCLI(t, "model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--offered", "25Gbit/s", "--write", out, echoSpec); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Inline accelerator echo server", "{name: submit, ip: cores, parallelism: 7, overhead: 1us}", "ingress: 25Gbit/s"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("written file lacks %q:\n%s", want, b)
+		}
+	}
+	// The written file is the optimum: estimating it gives the optimizer's figures.
+	o1, _, err := runCLI(t, "model", "estimate", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, _, _ := runCLI(t, "model", "estimate", "--offered", "25Gbit/s", "--format", "text", echoSpec)
+	if o1 != o2 || !strings.Contains(o1, "8.000Gbit/s") {
+		t.Errorf("estimate of the written file:\n%s\nwant:\n%s", o1, o2)
+	}
+}
+
+func TestModelLogNICSweepOptimize(t *testing.T) {
+	const f = "../../examples/model/lognic-format/nvmeof.yaml"
+	out, _, err := runCLI(t, "model", "sweep", "--param", "case0.ssd.parallelism", "--values", "1..4", f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Count(out, "\n") != 5 {
+		t.Errorf("sweep output:\n%s", out)
+	}
+	w := filepath.Join(t.TempDir(), "best.yaml")
+	out, _, err = runCLI(t, "model", "optimize", "--objective", "min-latency", "--vary", "case0.ssd.parallelism=1..16", "--write", w, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(w)
+	if err != nil || !strings.Contains(string(b), "Q_num: 1,") || !strings.Contains(string(b), "# An NVMe-oF target") {
+		t.Errorf("written file (%v):\n%s\noptimizer:\n%s", err, b, out)
+	}
+}
+
+// The opaque-SSD example: fitting the committed fio run (iodepth 1 to 128
+// on a loop device) gives the committed report and fitted specification.
+func TestModelFitExample(t *testing.T) {
+	const dir = "../../examples/model/opaque-ssd/"
+	w := filepath.Join(t.TempDir(), "fitted.yaml")
+	out, _, err := runCLI(t, "model", "fit", "--curve", dir+"fio.json", "--vertex", "read.ssd", "--write", w, dir+"spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(dir + "fit.txt")
+	if out != string(want) {
+		t.Errorf("report differs from %sfit.txt:\n%s", dir, out)
+	}
+	got, _ := os.ReadFile(w)
+	want, _ = os.ReadFile(dir + "fitted.yaml")
+	if string(got) != string(want) {
+		t.Errorf("fitted specification differs from %sfitted.yaml:\n%s", dir, got)
+	}
+}
+
+func TestModelFitErrors(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "c.csv")
+	os.WriteFile(csv, []byte("load,latency\n1GB/s,10\n"), 0o644)
+	const ssd = "../../examples/model/opaque-ssd/spec.yaml"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vertex", "read.ssd", ssd}, "--curve is required"},
+		{[]string{"--curve", csv, "--vertex", "read.ssd", "--size", "4KiB", ssd}, "c.csv:2: latency"},
+		{[]string{"--curve", csv, "read.ssd", ssd}, "want one specification file"},
+		{[]string{"--curve", csv, "--vertex", "read.nope", ssd}, "no vertex"},
+		{[]string{"--curve", csv, "--ip", "cores", ssd}, "reserves part of IP cores"},
+		{[]string{"--curve", csv, "--vertex", "read.ssd", "../../examples/model/lognic-format/nvmeof.yaml"}, "LogNIC format"},
+	} {
+		_, _, err := runCLI(t, append([]string{"model", "fit"}, c.args...)...)
+		if fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want exit 2 and %q", c.args, err, c.want)
+		}
+	}
+}

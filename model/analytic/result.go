@@ -2,7 +2,7 @@ package analytic
 
 import (
 	"github.com/dpperf/dpperf/model/flow"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // Num is the JSON number type of results (+Inf encodes as null).

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // WriteText prints a result as aligned tables for people.

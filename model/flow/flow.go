@@ -194,6 +194,9 @@ func (c *Class) build(h *spec.Hardware, g spec.Graph, vstation map[[2]string]int
 			nd.LimRate = ip.RateLimit
 		}
 		nd.Rate = ip.Throughput.At(c.Size)
+		if len(v.Throughput.Sizes) > 0 {
+			nd.Rate = v.Throughput.At(c.Size)
+		}
 		idx[v.Name] = len(c.Nodes)
 		phys = append(phys, v.IP)
 		c.Nodes = append(c.Nodes, nd)

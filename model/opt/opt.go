@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
@@ -43,7 +44,7 @@ type Var struct {
 
 // Problem is an optimization over a specification.
 type Problem struct {
-	Spec      *spec.Spec
+	Model     flow.Tunable // the specification (flow.FromSpec) or a LogNIC file
 	Vars      []Var
 	Simplex   [][]int // groups of continuous variables whose values sum to 1
 	Objective string
@@ -63,7 +64,7 @@ type Point struct {
 	Latency    float64
 	Drop       float64
 	Bottleneck string
-	Resources  float64 // Σ of the integer variables
+	Resources  float64 // Σ of the integer variables (placements are choices, not resources)
 	Feasible   bool
 	Violation  float64 // total relative constraint violation (0 if feasible)
 }
@@ -77,17 +78,17 @@ type Solution struct {
 
 // Evaluate computes a configuration.
 func (p *Problem) Evaluate(x []float64) (Point, error) {
-	s := p.Spec.Clone()
+	s := p.Model.Clone()
 	pt := Point{Values: append([]float64(nil), x...)}
 	for i, v := range p.Vars {
 		if err := s.Set(v.Param, x[i]); err != nil {
 			return pt, err
 		}
-		if v.Integer {
+		if v.Integer && !strings.HasSuffix(string(v.Param), ".placement") {
 			pt.Resources += x[i]
 		}
 	}
-	n, err := flow.Compile(s)
+	n, err := s.Compile()
 	if err != nil {
 		return pt, err
 	}
@@ -163,7 +164,7 @@ func (p *Problem) check() error {
 		if v.Hi < v.Lo {
 			return fmt.Errorf("optimize: %s: upper bound below lower bound", v.Param)
 		}
-		if _, err := p.Spec.Get(v.Param); err != nil {
+		if _, err := p.Model.Get(v.Param); err != nil {
 			return fmt.Errorf("optimize: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/queue"
 	"github.com/dpperf/dpperf/model/spec"
 )
@@ -33,7 +34,7 @@ software:
       edges: [{from: ingress, to: v}, {from: v, to: w, delta: 3}, {from: w, to: egress}]
 traffic: {ingress: 1Gbit/s, size: 1000B}
 `)
-	p := &Problem{Spec: s, Objective: MaxThroughput, Simplex: [][]int{{0, 1}},
+	p := &Problem{Model: flow.FromSpec(s), Objective: MaxThroughput, Simplex: [][]int{{0, 1}},
 		Vars: []Var{{Param: "g.v.partition", Lo: 0, Hi: 1}, {Param: "g.w.partition", Lo: 0, Hi: 1}}}
 	sol, err := Solve(context.Background(), p)
 	if err != nil {
@@ -52,7 +53,7 @@ func TestEchoCores(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Traffic.Ingress = 25e9 / 8
-	p := &Problem{Spec: s, Objective: MaxThroughput, Vars: []Var{{Param: "echo.submit.parallelism", Lo: 1, Hi: 15, Integer: true}}}
+	p := &Problem{Model: flow.FromSpec(s), Objective: MaxThroughput, Vars: []Var{{Param: "echo.submit.parallelism", Lo: 1, Hi: 15, Integer: true}}}
 	sol, err := Solve(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ software:
       edges: [{from: ingress, to: v}, {from: v, to: egress}]
 traffic: {ingress: 5.6Gbit/s, size: 1000B}
 `)
-	p := &Problem{Spec: s, Objective: MinResources, MaxDrop: 1e-3, Vars: []Var{{Param: "g.v.queue", Lo: 1, Hi: 64, Integer: true}}}
+	p := &Problem{Model: flow.FromSpec(s), Objective: MinResources, MaxDrop: 1e-3, Vars: []Var{{Param: "g.v.queue", Lo: 1, Hi: 64, Integer: true}}}
 	sol, err := Solve(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -117,13 +118,13 @@ software:
     - {name: g3, weight: 0.4, vertices: [{name: v, ip: a3}], edges: [{from: ingress, to: v}, {from: v, to: egress}]}
 traffic: {ingress: 8Gbit/s, size: 512B}
 `)
-	p := &Problem{Spec: s, Objective: MinLatency, Vars: []Var{{Param: "g2.weight", Lo: 0.01, Hi: 0.79}}}
+	p := &Problem{Model: flow.FromSpec(s), Objective: MinLatency, Vars: []Var{{Param: "g2.weight", Lo: 0.01, Hi: 0.79}}}
 	// g3.weight follows as 0.8 - X through a wrapper problem.
 	eval := func(x float64) Point {
 		c := s.Clone()
 		_ = c.Set("g3.weight", 0.8-x)
 		q := *p
-		q.Spec = c
+		q.Model = flow.FromSpec(c)
 		pt, _ := q.Evaluate([]float64{x})
 		return pt
 	}
@@ -136,7 +137,7 @@ traffic: {ingress: 8Gbit/s, size: 512B}
 	// Solve with both weights as a simplex-free pair: fix g1 and let
 	// the optimizer choose g2 with g3 tied to it.
 	s2 := s.Clone()
-	p2 := &Problem{Spec: s2, Objective: MinLatency, Simplex: [][]int{{0, 1, 2}},
+	p2 := &Problem{Model: flow.FromSpec(s2), Objective: MinLatency, Simplex: [][]int{{0, 1, 2}},
 		Vars: []Var{{Param: "g1.weight", Lo: 0, Hi: 1}, {Param: "g2.weight", Lo: 0, Hi: 1}, {Param: "g3.weight", Lo: 0, Hi: 1}}}
 	sol, err := Solve(context.Background(), p2)
 	if err != nil {
@@ -158,7 +159,7 @@ func BenchmarkOptimizeEcho(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &Problem{Spec: s, Objective: MaxThroughput, Vars: []Var{{Param: "echo.submit.parallelism", Lo: 1, Hi: 15, Integer: true}}}
+	p := &Problem{Model: flow.FromSpec(s), Objective: MaxThroughput, Vars: []Var{{Param: "echo.submit.parallelism", Lo: 1, Hi: 15, Integer: true}}}
 	for b.Loop() {
 		if _, err := Solve(context.Background(), p); err != nil {
 			b.Fatal(err)

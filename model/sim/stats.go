@@ -2,7 +2,7 @@ package sim
 
 import (
 	"github.com/dpperf/dpperf/model/flow"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 type stats struct {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -20,18 +20,29 @@ func (d *dec) graph(n *yaml.Node, p string, h *Hardware) Graph {
 	names := map[string]bool{Ingress: true, Egress: true}
 	for i, vn := range d.seq(f["vertices"], p+".vertices") {
 		q := fmt.Sprintf("%s.vertices[%d]", p, i)
-		vf := d.fields(vn, q, "name", "ip", "partition", "parallelism", "queue", "overhead")
+		vf := d.fields(vn, q, "name", "ip", "partition", "parallelism", "queue", "overhead", "throughput", "placements", "placement")
 		v := Vertex{Line: vn.Line}
 		v.Name = d.str(vf["name"], q+".name", true)
 		if names[v.Name] {
 			d.fail(vn, q+".name", "vertex %q declared twice (ingress and egress are implicit)", v.Name)
 		}
 		names[v.Name] = true
-		v.IP = d.str(vf["ip"], q+".ip", true)
-		ipi := h.IPByName(v.IP)
-		if d.err == nil && ipi < 0 {
-			d.fail(vf["ip"], q+".ip", "unknown IP %q", v.IP)
+		if vf["placements"] != nil {
+			d.placements(vf, q, h, &v)
+		} else {
+			if vf["placement"] != nil {
+				d.fail(vf["placement"], q+".placement", "needs placements")
+			}
+			v.IP = d.str(vf["ip"], q+".ip", true)
+			if d.err == nil && h.IPByName(v.IP) < 0 {
+				d.fail(vf["ip"], q+".ip", "unknown IP %q", v.IP)
+			}
+			if vf["throughput"] != nil {
+				v.Throughput = d.curve(vf["throughput"], q+".throughput")
+			}
+			v.Overhead = d.quantity(vf["overhead"], q+".overhead", units.Time, 0)
 		}
+		ipi := h.IPByName(v.IP)
 		v.Partition = d.number(vf["partition"], q+".partition", 0, 0, 1)
 		if vf["partition"] != nil && v.Partition == 0 {
 			d.fail(vf["partition"], q+".partition", "must be above 0")
@@ -47,7 +58,6 @@ func (d *dec) graph(n *yaml.Node, p string, h *Hardware) Graph {
 		if vf["queue"] != nil && vf["partition"] == nil && vf["parallelism"] == nil {
 			d.fail(vf["queue"], q+".queue", "a vertex's own queue needs partition or parallelism (else it shares the IP's queue)")
 		}
-		v.Overhead = d.quantity(vf["overhead"], q+".overhead", units.Time, 0)
 		g.Vertices = append(g.Vertices, v)
 	}
 	if d.err == nil && len(g.Vertices) == 0 {
@@ -179,4 +189,34 @@ func Share(h *Hardware, v Vertex) float64 {
 		return float64(v.Parallelism) / float64(h.IPs[h.IPByName(v.IP)].Parallelism)
 	}
 	return 0
+}
+
+// placements reads the IPs a vertex can run on and places it on the one
+// its placement field picks (default the first).
+func (d *dec) placements(vf map[string]*yaml.Node, q string, h *Hardware, v *Vertex) {
+	for _, f := range []string{"ip", "throughput", "overhead"} {
+		if vf[f] != nil {
+			d.fail(vf[f], q+"."+f, "give %s in each of placements", f)
+		}
+	}
+	for i, pn := range d.seq(vf["placements"], q+".placements") {
+		pq := fmt.Sprintf("%s.placements[%d]", q, i)
+		pf := d.fields(pn, pq, "ip", "throughput", "overhead")
+		p := Placement{IP: d.str(pf["ip"], pq+".ip", true)}
+		if d.err == nil && h.IPByName(p.IP) < 0 {
+			d.fail(pf["ip"], pq+".ip", "unknown IP %q", p.IP)
+		}
+		if pf["throughput"] != nil {
+			p.Throughput = d.curve(pf["throughput"], pq+".throughput")
+		}
+		p.Overhead = d.quantity(pf["overhead"], pq+".overhead", units.Time, 0)
+		v.Placements = append(v.Placements, p)
+	}
+	if d.err == nil && len(v.Placements) == 0 {
+		d.fail(vf["placements"], q+".placements", "at least one placement is needed")
+	}
+	i := int(d.integer(vf["placement"], q+".placement", 0, 0, false))
+	if d.err == nil && v.Place(i) != nil {
+		d.fail(vf["placement"], q+".placement", "%d is not an index of placements (0 to %d)", i, len(v.Placements)-1)
+	}
 }

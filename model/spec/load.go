@@ -8,7 +8,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 	"go.yaml.in/yaml/v3"
 )
 

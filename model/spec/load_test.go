@@ -86,3 +86,23 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestPlacement(t *testing.T) {
+	s, err := Load("testdata/placement.good.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &s.Graphs[0].Vertices[0]
+	if v.IP != "b" || v.Overhead != 2e-6 || len(v.Throughput.Sizes) != 0 {
+		t.Errorf("placement 1: %+v", v)
+	}
+	if err := s.Set("g.v.placement", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get("g.v.placement"); got != 0 || v.IP != "a" || v.Overhead != 1e-6 || v.Throughput.At(64) != 5e9/8 {
+		t.Errorf("placement 0: %+v", v)
+	}
+	if err := s.Set("g.v.placement", 2); err == nil {
+		t.Error("placement 2 of 2 accepted")
+	}
+}

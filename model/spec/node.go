@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // Param names a parameter of a specification that sweeps and the
@@ -18,6 +18,7 @@ import (
 //	GRAPH.VERTEX.partition       share of its IP reserved for a vertex
 //	GRAPH.VERTEX.queue           a reserved vertex's queue capacity (credits)
 //	GRAPH.VERTEX.overhead        a vertex's transfer overhead (a duration)
+//	GRAPH.VERTEX.placement       index into a vertex's placements (whole number)
 //	IP.parallelism / IP.queue    an IP's engines / queue capacity
 //	IP.throughput                scales an IP's whole throughput curve to this rate at its largest size
 type Param string
@@ -25,7 +26,7 @@ type Param string
 // Kind returns the unit kind of values of p, or -1 for plain numbers.
 func (p Param) Kind() units.Kind {
 	switch {
-	case p == "offered" || strings.HasSuffix(string(p), ".throughput"):
+	case p == "offered" || strings.HasSuffix(string(p), ".offered") || strings.HasSuffix(string(p), ".throughput"):
 		return units.Rate
 	case p == "size":
 		return units.Size
@@ -37,7 +38,7 @@ func (p Param) Kind() units.Kind {
 
 // Integer says whether p takes whole numbers.
 func (p Param) Integer() bool {
-	return strings.HasSuffix(string(p), ".parallelism") || strings.HasSuffix(string(p), ".queue")
+	return strings.HasSuffix(string(p), ".parallelism") || strings.HasSuffix(string(p), ".queue") || strings.HasSuffix(string(p), ".placement")
 }
 
 // ParseValue reads a value of p: a quantity with a unit, or a number.
@@ -140,11 +141,18 @@ func (s *Spec) apply(p Param, f func(*float64), fi func(*int)) error {
 				case "overhead":
 					f(&v.Overhead)
 					return nil
+				case "placement":
+					if len(v.Placements) == 0 {
+						return fmt.Errorf("parameter %s: the vertex has no placements", p)
+					}
+					i := v.Placement
+					fi(&i)
+					return v.Place(i)
 				}
 			}
 		}
 	}
-	return fmt.Errorf("unknown parameter %q (see docs/model.md: offered, size, GRAPH.weight, GRAPH.VERTEX.parallelism|partition|queue|overhead, IP.parallelism|queue|throughput)", p)
+	return fmt.Errorf("unknown parameter %q (see docs/model.md: offered, size, GRAPH.weight, GRAPH.VERTEX.parallelism|partition|queue|overhead|placement, IP.parallelism|queue|throughput)", p)
 }
 
 // checkReserved verifies the reserved shares after a change.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -97,7 +98,28 @@ type Vertex struct {
 	Parallelism int     // engines reserved for this vertex (0: not set)
 	Queue       float64 // queue capacity per engine for a reserved vertex (0: the IP's)
 	Overhead    float64 // O, seconds
+	Throughput  Curve   // P of the IP for this vertex's work (empty: the IP's)
+	Placements  []Placement
+	Placement   int // index into Placements of the current placement
 	Line        int
+}
+
+// Placement is one IP a vertex can run on, with its throughput and
+// overhead there; GRAPH.VERTEX.placement picks one.
+type Placement struct {
+	IP         string
+	Throughput Curve // empty: the IP's
+	Overhead   float64
+}
+
+// Place moves the vertex to placement i.
+func (v *Vertex) Place(i int) error {
+	if i < 0 || i >= len(v.Placements) {
+		return fmt.Errorf("vertex %s: placement %d of %d", v.Name, i, len(v.Placements))
+	}
+	p := v.Placements[i]
+	v.Placement, v.IP, v.Throughput, v.Overhead = i, p.IP, p.Throughput, p.Overhead
+	return nil
 }
 
 // Edge is a data movement between two vertices; "ingress" and "egress"

@@ -16,7 +16,7 @@ import (
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/model/units"
+	"github.com/dpperf/dpperf/units"
 )
 
 // Values parses "a,b,c" or "lo..hi" (whole steps of 1 for integer
@@ -97,24 +97,24 @@ type Options struct {
 	Point func(Point)
 }
 
-// Run evaluates s at every value of p. On cancellation it returns the
+// Run evaluates m at every value of p. On cancellation it returns the
 // points done so far with the context's error.
-func Run(ctx context.Context, s *spec.Spec, p spec.Param, values []float64, o Options) (*Result, error) {
+func Run(ctx context.Context, m flow.Tunable, p spec.Param, values []float64, o Options) (*Result, error) {
 	r := &Result{Schema: "dpperf.model.sweep/v1", Param: string(p), Unit: unitName(p)}
 	for _, v := range values {
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
-		c := s.Clone()
+		c := m.Clone()
 		if err := c.Set(p, v); err != nil {
 			return r, err
 		}
-		n, err := flow.Compile(c)
+		n, err := c.Compile()
 		if err != nil {
 			return r, err
 		}
-		m := analytic.Evaluate(n)
-		pt := Point{Value: units.Num(v), Throughput: m.Throughput, Carried: m.Carried, Bottleneck: m.Bottleneck, Latency: m.Latency, Drop: m.DropShare}
+		a := analytic.Evaluate(n)
+		pt := Point{Value: units.Num(v), Throughput: a.Throughput, Carried: a.Carried, Bottleneck: a.Bottleneck, Latency: a.Latency, Drop: a.DropShare}
 		if o.Sim != nil {
 			sr, err := sim.Run(ctx, n, *o.Sim)
 			if err != nil {

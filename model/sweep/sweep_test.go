@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/spec"
 )
 
@@ -55,7 +56,7 @@ func TestParallelismSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals, _ := Values("echo.submit.parallelism", "1..8")
-	r, err := Run(context.Background(), s, "echo.submit.parallelism", vals, Options{})
+	r, err := Run(context.Background(), flow.FromSpec(s), "echo.submit.parallelism", vals, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
