@@ -16,13 +16,51 @@ const MaxSnapLen = 9216
 // clean cuts s to MaxNameLen and replaces NUL bytes, which would end the
 // CTF string early.
 func clean(s string) string {
-	if len(s) > MaxNameLen {
-		s = s[:MaxNameLen]
-	}
+	s = cut(s)
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "?")
 	}
 	return s
+}
+
+// cut cuts s to MaxNameLen. Events whose only string is their last field
+// (Checkpoint, Queue_fill) keep NUL bytes on the hot path; fixName
+// replaces them when the buffer is consumed.
+func cut(s string) string {
+	if len(s) > MaxNameLen {
+		return s[:MaxNameLen]
+	}
+	return s
+}
+
+// Offsets of the name in the payloads of events whose name is their last
+// field.
+const (
+	checkpointName = 9 + 4 + 8 + 1
+	queueFillName  = 9 + 4 + 4
+)
+
+// fixName replaces NUL bytes inside the name of a Checkpoint or Queue_fill
+// payload p by '?', so that the name ends at the event's last byte.
+func fixName(kind byte, p []byte) {
+	if kind != KindCTF || len(p) == 0 {
+		return
+	}
+	var name []byte
+	switch {
+	case p[0] == 7 && len(p) > checkpointName:
+		name = p[checkpointName : len(p)-1]
+	case p[0] == 8 && len(p) > queueFillName:
+		name = p[queueFillName : len(p)-1]
+	}
+	for {
+		i := bytes.IndexByte(name, 0)
+		if i < 0 {
+			return
+		}
+		name[i] = '?'
+		name = name[i+1:]
+	}
 }
 
 func header(s []byte, n int, kind byte) {
@@ -31,24 +69,25 @@ func header(s []byte, n int, kind byte) {
 
 // ctfHeader fills the record header and the CTF event header (id and
 // timestamp) at the start of s: 12 bytes.
-func ctfHeader(s []byte, n int, id uint8) {
+func ctfHeader(s []byte, n int, id uint8, t uint64) {
 	header(s, n, KindCTF)
 	s[3] = id
-	binary.LittleEndian.PutUint64(s[4:], Now())
+	binary.LittleEndian.PutUint64(s[4:], t)
 }
 
 func (b *Buffer) checkpoint(name string, data uint32, addr uint64, typ uint8) {
 	if !b.ctf {
 		return
 	}
-	name = clean(name)
-	const fixed = recordHeader + 9 + 4 + 8 + 1
+	t := Now() // first, so that reading the clock overlaps the encoding
+	name = cut(name)
+	const fixed = recordHeader + checkpointName
 	n := fixed + len(name) + 1
 	s, end, ok := b.reserve(n)
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, 7)
+	ctfHeader(s, n, 7, t)
 	binary.LittleEndian.PutUint32(s[12:], data)
 	binary.LittleEndian.PutUint64(s[16:], addr)
 	s[24] = typ
@@ -61,6 +100,7 @@ func (b *Buffer) twoStrings(id uint8, s1, s2 string) {
 	if !b.ctf {
 		return
 	}
+	t := Now() // first, so that reading the clock overlaps the encoding
 	s1, s2 = clean(s1), clean(s2)
 	const fixed = recordHeader + 9
 	n := fixed + len(s1) + 1 + len(s2) + 1
@@ -68,7 +108,7 @@ func (b *Buffer) twoStrings(id uint8, s1, s2 string) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, id)
+	ctfHeader(s, n, id, t)
 	copy(s[fixed:], s1)
 	s[fixed+len(s1)] = 0
 	copy(s[fixed+len(s1)+1:], s2)
@@ -80,6 +120,7 @@ func (b *Buffer) signal(id uint8, number uint32, context uint64) {
 	if !b.ctf {
 		return
 	}
+	t := Now() // first, so that reading the clock overlaps the encoding
 	n := recordHeader + 9 + 4
 	if id == 6 {
 		n += 8
@@ -88,7 +129,7 @@ func (b *Buffer) signal(id uint8, number uint32, context uint64) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, id)
+	ctfHeader(s, n, id, t)
 	binary.LittleEndian.PutUint32(s[12:], number)
 	if id == 6 {
 		binary.LittleEndian.PutUint64(s[16:], context)
@@ -100,14 +141,15 @@ func (b *Buffer) queueFill(name string, used, capacity uint32) {
 	if !b.ctf {
 		return
 	}
-	name = clean(name)
-	const fixed = recordHeader + 9 + 8
+	t := Now() // first, so that reading the clock overlaps the encoding
+	name = cut(name)
+	const fixed = recordHeader + queueFillName
 	n := fixed + len(name) + 1
 	s, end, ok := b.reserve(n)
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, 8)
+	ctfHeader(s, n, 8, t)
 	binary.LittleEndian.PutUint32(s[12:], used)
 	binary.LittleEndian.PutUint32(s[16:], capacity)
 	copy(s[fixed:], name)
@@ -121,6 +163,7 @@ func (b *Buffer) packet(iface string, dir Direction, frame []byte) {
 	if !b.pcap {
 		return
 	}
+	t := Now()
 	iface = clean(iface)
 	data := frame[:min(len(frame), b.snap)]
 	const fixed = recordHeader + 8 + 1 + 4
@@ -130,7 +173,7 @@ func (b *Buffer) packet(iface string, dir Direction, frame []byte) {
 		return
 	}
 	header(s, n, KindPacket)
-	binary.LittleEndian.PutUint64(s[3:], Now())
+	binary.LittleEndian.PutUint64(s[3:], t)
 	s[11] = byte(dir)
 	binary.LittleEndian.PutUint32(s[12:], uint32(len(frame)))
 	copy(s[fixed:], iface)
