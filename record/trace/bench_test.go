@@ -1,15 +1,19 @@
 package trace
 
 import (
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/dpperf/dpperf/record/internal/cputime"
 )
 
-// benchBufferSize is the buffer size of the hot-path benchmarks: large
-// enough that the drain loop keeps up and no event is dropped (a dropped
-// event costs less than a recorded one). The sustained rate at the
+// benchBufferSize is the buffer size of the hot-path benchmarks: the
+// recorder's default. The drain loop empties it every millisecond, often
+// enough that no event is dropped (a dropped event costs less than a
+// recorded one, and the benchmarks report drops). The sustained rate at the
 // default buffer size is BenchmarkSustainedRecording in package record.
-const benchBufferSize = 16 << 20
+const benchBufferSize = 4 << 20
 
 // BenchmarkCheckpointOff is the cost of an event on a worker with no
 // buffer attached (tracing off). It loops over b.N rather than b.Loop:
@@ -50,10 +54,12 @@ func BenchmarkCheckpointOn(b *testing.B) {
 	buf := NewBuffer(BufferConfig{Size: benchBufferSize, CTF: true})
 	w.Attach(buf)
 	stop := drainLoop(buf)
+	cpu := threadCPU(b)
 	for i := 0; b.Loop(); i++ {
 		w.Checkpoint("route", uint32(i), 0, Start)
 	}
 	b.StopTimer()
+	cpu()
 	dropped := stop()
 	b.ReportMetric(float64(dropped), "dropped")
 }
@@ -63,10 +69,12 @@ func BenchmarkQueueFillOn(b *testing.B) {
 	buf := NewBuffer(BufferConfig{Size: benchBufferSize, CTF: true})
 	w.Attach(buf)
 	stop := drainLoop(buf)
+	cpu := threadCPU(b)
 	for i := 0; b.Loop(); i++ {
 		w.QueueFill("rx", uint32(i&1023), 1024)
 	}
 	b.StopTimer()
+	cpu()
 	b.ReportMetric(float64(stop()), "dropped")
 }
 
@@ -76,11 +84,27 @@ func BenchmarkPacketOn(b *testing.B) {
 	w.Attach(buf)
 	stop := drainLoop(buf)
 	frame := make([]byte, 1500)
+	cpu := threadCPU(b)
 	for b.Loop() {
 		w.Packet("eth0", In, frame)
 	}
 	b.StopTimer()
+	cpu()
 	b.ReportMetric(float64(stop()), "dropped")
+}
+
+// threadCPU locks the benchmark to its thread and returns the function
+// that reports the thread's CPU time per operation since the call
+// (cpu-ns/op): unlike ns/op it leaves out the time the thread waited for a
+// core on a busy machine.
+func threadCPU(b *testing.B) func() {
+	runtime.LockOSThread()
+	t0 := cputime.Thread()
+	return func() {
+		d := cputime.Thread() - t0
+		runtime.UnlockOSThread()
+		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 }
 
 // drainLoop drains buf every millisecond, as the recorder does, until the returned function is called;
