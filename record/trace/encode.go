@@ -69,17 +69,16 @@ func header(s []byte, n int, kind byte) {
 
 // ctfHeader fills the record header and the CTF event header (id and
 // timestamp) at the start of s: 12 bytes.
-func ctfHeader(s []byte, n int, id uint8, t uint64) {
+func ctfHeader(s []byte, n int, id uint8) {
 	header(s, n, KindCTF)
 	s[3] = id
-	binary.LittleEndian.PutUint64(s[4:], t)
+	binary.LittleEndian.PutUint64(s[4:], Now())
 }
 
 func (b *Buffer) checkpoint(name string, data uint32, addr uint64, typ uint8) {
 	if !b.ctf {
 		return
 	}
-	t := Now() // first, so that reading the clock overlaps the encoding
 	name = cut(name)
 	const fixed = recordHeader + checkpointName
 	n := fixed + len(name) + 1
@@ -87,7 +86,7 @@ func (b *Buffer) checkpoint(name string, data uint32, addr uint64, typ uint8) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, 7, t)
+	ctfHeader(s, n, 7)
 	binary.LittleEndian.PutUint32(s[12:], data)
 	binary.LittleEndian.PutUint64(s[16:], addr)
 	s[24] = typ
@@ -100,7 +99,6 @@ func (b *Buffer) twoStrings(id uint8, s1, s2 string) {
 	if !b.ctf {
 		return
 	}
-	t := Now() // first, so that reading the clock overlaps the encoding
 	s1, s2 = clean(s1), clean(s2)
 	const fixed = recordHeader + 9
 	n := fixed + len(s1) + 1 + len(s2) + 1
@@ -108,7 +106,7 @@ func (b *Buffer) twoStrings(id uint8, s1, s2 string) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, id, t)
+	ctfHeader(s, n, id)
 	copy(s[fixed:], s1)
 	s[fixed+len(s1)] = 0
 	copy(s[fixed+len(s1)+1:], s2)
@@ -120,7 +118,6 @@ func (b *Buffer) signal(id uint8, number uint32, context uint64) {
 	if !b.ctf {
 		return
 	}
-	t := Now() // first, so that reading the clock overlaps the encoding
 	n := recordHeader + 9 + 4
 	if id == 6 {
 		n += 8
@@ -129,7 +126,7 @@ func (b *Buffer) signal(id uint8, number uint32, context uint64) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, id, t)
+	ctfHeader(s, n, id)
 	binary.LittleEndian.PutUint32(s[12:], number)
 	if id == 6 {
 		binary.LittleEndian.PutUint64(s[16:], context)
@@ -141,7 +138,6 @@ func (b *Buffer) queueFill(name string, used, capacity uint32) {
 	if !b.ctf {
 		return
 	}
-	t := Now() // first, so that reading the clock overlaps the encoding
 	name = cut(name)
 	const fixed = recordHeader + queueFillName
 	n := fixed + len(name) + 1
@@ -149,7 +145,7 @@ func (b *Buffer) queueFill(name string, used, capacity uint32) {
 	if !ok {
 		return
 	}
-	ctfHeader(s, n, 8, t)
+	ctfHeader(s, n, 8)
 	binary.LittleEndian.PutUint32(s[12:], used)
 	binary.LittleEndian.PutUint32(s[16:], capacity)
 	copy(s[fixed:], name)
@@ -163,7 +159,6 @@ func (b *Buffer) packet(iface string, dir Direction, frame []byte) {
 	if !b.pcap {
 		return
 	}
-	t := Now()
 	iface = clean(iface)
 	data := frame[:min(len(frame), b.snap)]
 	const fixed = recordHeader + 8 + 1 + 4
@@ -173,7 +168,7 @@ func (b *Buffer) packet(iface string, dir Direction, frame []byte) {
 		return
 	}
 	header(s, n, KindPacket)
-	binary.LittleEndian.PutUint64(s[3:], t)
+	binary.LittleEndian.PutUint64(s[3:], Now())
 	s[11] = byte(dir)
 	binary.LittleEndian.PutUint32(s[12:], uint32(len(frame)))
 	copy(s[fixed:], iface)
