@@ -181,7 +181,7 @@ func writeRecordText(w io.Writer, out recordOutput) error {
 		fmt.Fprintf(w, "pipeline: %d of %d packets in %v (%.0f packets/s), %d timer RPCs\n",
 			p.Received, p.Sent, p.Elapsed.Round(time.Millisecond), p.PacketsPerS, p.TimerRPCs)
 	}
-	fmt.Fprintf(w, "analyze with: dpperf record analyze %s\n", out.Dir)
+	fmt.Fprintf(w, "analyze with: dpperf trace %s\n", out.Dir)
 	return nil
 }
 
