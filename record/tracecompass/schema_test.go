@@ -4,7 +4,8 @@ package tracecompass
 // (xmlDefinition.xsd and the files it includes, org.eclipse.tracecompass.
 // tmf.analysis.xml.core) declares it: for each element type, its
 // attributes (with their allowed values where the schema enumerates them),
-// the required ones and the types of its child elements. Only the parts
+// the required ones, the types of its child elements and, for sequences,
+// their order. Only the parts
 // of the schema our analyses can reach are listed; an element or
 // attribute outside them fails the test.
 
@@ -109,4 +110,22 @@ var schema = map[string]elemType{
 	"initialState": {children: map[string]string{"transition": "transition"}},
 	"finalState":   {attrs: map[string]string{"id": ""}, required: []string{"id"}},
 	"transition":   {attrs: map[string]string{"event": "", "cond": "", "target": "", "action": "", "saveStoredFields": "", "clearStoredFields": ""}},
+}
+
+// order lists, for the types whose children form an xs:sequence, the order
+// the sequence requires (children not listed may come anywhere).
+var order = map[string][]string{
+	"headProvider":     {"traceType", "label"},
+	"stateChange":      {"stateAttribute", "stateValue", "if", "then", "else"},
+	"condition":        {"stateAttribute", "field", "stateValue"},
+	"stateValue":       {"stateAttribute", "stateValue"},
+	"timeGraphView":    {"head", "definedValue", "entry"},
+	"xyView":           {"head", "entry"},
+	"headOutput":       {"analysis", "label"},
+	"viewEntry":        {"display", "id", "parent", "name", "entry"},
+	"xyViewEntry":      {"display", "name"},
+	"pattern":          {"head", "storedField", "definedValue", "location", "mappingGroup", "patternHandler"},
+	"patternCondition": {"stateAttribute", "field", "stateValue"},
+	"segment":          {"segType", "segContent"},
+	"state":            {"onentry", "onexit", "precondition", "initial", "initialState", "state", "final", "transition"},
 }

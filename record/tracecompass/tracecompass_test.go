@@ -99,7 +99,14 @@ func validate(n *node, typ string) []error {
 			errs = append(errs, fmt.Errorf("line %d: <%s> lacks required attribute %s", n.line, n.name, a))
 		}
 	}
+	last := -1
 	for _, c := range n.children {
+		if i := slices.Index(order[typ], c.name); i >= 0 {
+			if i < last {
+				errs = append(errs, fmt.Errorf("line %d: <%s> after <%s> in <%s>: the schema wants it before", c.line, c.name, order[typ][last], n.name))
+			}
+			last = max(last, i)
+		}
 		ct, ok := et.children[c.name]
 		if !ok {
 			errs = append(errs, fmt.Errorf("line %d: <%s> may not contain <%s>", c.line, n.name, c.name))
@@ -149,6 +156,7 @@ func TestValidatorRejects(t *testing.T) {
 		`<tmfxml><stateProvider id="a" version="1"><eventHandler name="x"/></stateProvider></tmfxml>`,
 		`<tmfxml><timeGraphView id="v"><entry path="*"><display type="eventField" value="x"/></entry></timeGraphView></tmfxml>`,
 		`<tmfxml><pattern id="p" version="1"><patternHandler><fsm id="f"><transitions/></fsm></patternHandler></pattern></tmfxml>`,
+		`<tmfxml><timeGraphView id="v"><entry path="*"/><definedValue name="a" value="1"/></timeGraphView></tmfxml>`,
 	} {
 		root, err := parse([]byte(doc))
 		if err != nil {
