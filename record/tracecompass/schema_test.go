@@ -5,9 +5,8 @@ package tracecompass
 // tmf.analysis.xml.core) declares it: for each element type, its
 // attributes (with their allowed values where the schema enumerates them),
 // the required ones, the types of its child elements and, for sequences,
-// their order. Only the parts
-// of the schema our analyses can reach are listed; an element or
-// attribute outside them fails the test.
+// their order. Only the parts of the schema our analyses can reach are
+// listed; an element or attribute outside them fails the test.
 
 type elemType struct {
 	attrs    map[string]string // attribute → enumeration name ("" for any text)
