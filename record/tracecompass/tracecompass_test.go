@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -370,6 +371,26 @@ func TestWrite(t *testing.T) {
 		want, _ := Files.ReadFile(filepath.Base(p))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// TestAgainstXSD validates both files with xmllint against TraceCompass's
+// own schema when TRACECOMPASS_XSD names its xmlDefinition.xsd (in
+// org.eclipse.tracecompass.tmf.analysis.xml.core/src/org/eclipse/
+// tracecompass/tmf/analysis/xml/core/module of a TraceCompass checkout).
+// The schema is not shipped with dpperf; TestSchema checks its structure
+// without it.
+func TestAgainstXSD(t *testing.T) {
+	xsd := os.Getenv("TRACECOMPASS_XSD")
+	if xsd == "" {
+		t.Skip("TRACECOMPASS_XSD not set")
+	}
+	names, _ := fs.Glob(Files, "*.xml")
+	for _, name := range names {
+		out, err := exec.Command("xmllint", "--noout", "--schema", xsd, name).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, out)
 		}
 	}
 }
