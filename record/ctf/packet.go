@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 )
 
@@ -47,16 +48,24 @@ func (s *Stream) WritePacket(begin, end, discarded uint64, events []byte) error 
 // header and context only. Appending events to it and passing it to Commit
 // writes a packet without copying the events again.
 func (s *Stream) Begin() []byte {
-	n := packetContextSize + len(s.label) + 1 + len(s.thread) + 1
+	n := s.contextSize()
 	if cap(s.buf) < n {
 		s.buf = make([]byte, n, 64<<10)
 	}
 	return s.buf[:n]
 }
 
+// contextSize is the size of the packet header and context.
+func (s *Stream) contextSize() int {
+	return packetContextSize + len(s.label) + 1 + len(s.thread) + 1
+}
+
 // Commit fills in the header and context of p, a slice returned by Begin
 // with events appended, and writes it as one packet (see WritePacket).
 func (s *Stream) Commit(begin, end, discarded uint64, p []byte) error {
+	if len(p) < s.contextSize() {
+		return errors.New("ctf: packet shorter than its context (not from Stream.Begin)")
+	}
 	begin = max(begin, s.lastEnd)
 	end = max(end, begin)
 	s.discarded += discarded
