@@ -16,7 +16,6 @@ import (
 	"github.com/dpperf/dpperf/examples/pipeline"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record"
-	"github.com/dpperf/dpperf/record/analyze"
 	"github.com/dpperf/dpperf/record/kernel"
 	"github.com/dpperf/dpperf/record/trace"
 )
@@ -32,7 +31,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 {
 		switch args[0] {
 		case "analyze":
-			return runRecordAnalyze(args[1:], stdout, stderr)
+			return runAnalyze("record analyze", args[1:], stdout, stderr)
 		case "repair":
 			return runRecordRepair(args[1:], stdout, stderr)
 		}
@@ -182,61 +181,8 @@ func writeRecordText(w io.Writer, out recordOutput) error {
 		fmt.Fprintf(w, "pipeline: %d of %d packets in %v (%.0f packets/s), %d timer RPCs\n",
 			p.Received, p.Sent, p.Elapsed.Round(time.Millisecond), p.PacketsPerS, p.TimerRPCs)
 	}
-	fmt.Fprintf(w, "analyze with: dpperf record analyze %s\n", out.Dir)
+	fmt.Fprintf(w, "analyze with: dpperf trace %s\n", out.Dir)
 	return nil
-}
-
-func runRecordAnalyze(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("record analyze", "record analyze [flags] DIR", stderr)
-	jsonOut := fs.Bool("json", false, "print the report as JSON (schema in docs/record.md)")
-	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
-	perfetto := fs.String("perfetto", "", "also write Chrome/Perfetto trace-event JSON to this file")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fail.Usagef("record analyze: want one recording directory, got %d arguments", len(pos))
-	}
-	dir := pos[0]
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fail.Inputf(dir, "not a recording directory")
-	}
-	r, err := analyze.Analyze(dir)
-	if err != nil {
-		return fail.Input("", fmt.Errorf("record analyze: %w", err))
-	}
-	if *perfetto != "" {
-		if err := writePerfetto(dir, *perfetto); err != nil {
-			return err
-		}
-	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return analyze.WriteText(stdout, r, *hist)
-}
-
-// writePerfetto exports through a temporary file renamed into place.
-func writePerfetto(dir, path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("record analyze: perfetto export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := analyze.ExportPerfetto(dir, tmp); err != nil {
-		tmp.Close()
-		return fail.Input("", fmt.Errorf("record analyze: perfetto export: %w", err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("record analyze: perfetto export: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("record analyze: perfetto export: %w", err)
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func runRecordRepair(args []string, stdout, stderr io.Writer) error {

@@ -42,6 +42,12 @@ func TestRecordPipelineEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
+	// dpperf trace is the same analysis.
+	analyzed := stdout.String()
+	stdout.Reset()
+	if err := run(context.Background(), []string{"trace", "--json", out.Dir}, &stdout, &stderr); err != nil || stdout.String() != analyzed {
+		t.Errorf("trace --json differs from record analyze --json: %v", err)
+	}
 	var discarded uint64
 	for _, s := range rep.Streams {
 		discarded += s.Discarded
@@ -58,8 +64,14 @@ func TestRecordPipelineEndToEnd(t *testing.T) {
 		t.Errorf("perfetto export missing or not JSON: %v", err)
 	}
 	stdout.Reset()
-	if err := run(context.Background(), []string{"record", "analyze", out.Dir, "--histogram"}, &stdout, &stderr); err != nil {
+	xmlDir := filepath.Join(root, "tracecompass")
+	if err := run(context.Background(), []string{"trace", out.Dir, "--histogram", "--tracecompass", xmlDir}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{"dpperf-states.xml", "dpperf-latency.xml"} {
+		if _, err := os.Stat(filepath.Join(xmlDir, f)); err != nil {
+			t.Error(err)
+		}
 	}
 	for _, want := range []string{"checkpoint durations", "trigger_once", "queue fill", "duration histogram"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -89,6 +101,8 @@ func TestRecordBadInput(t *testing.T) {
 		{[]string{"record", "analyze", filepath.Join(dir, "missing")}, "not a recording directory"},
 		{[]string{"record", "analyze", notrace}, "no CTF trace"},
 		{[]string{"record", "analyze"}, "want one recording directory"},
+		{[]string{"trace", notrace}, "trace: no CTF trace"},
+		{[]string{"trace", "a", "b"}, "trace: want one recording directory, got 2"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || fail.ExitCode(err) != fail.ExitInput {

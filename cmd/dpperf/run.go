@@ -24,6 +24,7 @@ func commands() []command {
 		{"targets", "list the cost-model targets for bound", runTargets},
 		{"model", "analytical model of SmartNIC/offload pipelines", runModel},
 		{"record", "record traces (CTF, pcapng, kernel tracepoints) and analyze them", runRecord},
+		{"trace", "analyze a recording: checkpoints, RPC round trips, thread states, queue fill", runTrace},
 		{"profile", "per-request latency breakdown along kernel I/O paths", runProfile},
 		{"version", "print the version", runVersion},
 		{"help", "show help for dpperf or a subcommand", runHelp},

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // fixture writes a recording with known timings: 10 route scopes lasting
 // 100..1000 ns, one END without START, two trigger_once round trips (50 and
 // 150 ns), a served RPC and three queue fill samples.
-func fixture(t *testing.T) string {
+func fixture(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	comp := filepath.Join(dir, "app", "router")

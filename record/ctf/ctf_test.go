@@ -165,3 +165,26 @@ func TestIdentifier(t *testing.T) {
 		}
 	}
 }
+
+// TestBeginCommit checks that events appended to Begin's buffer make the
+// same packets as WritePacket, and that Commit refuses a slice that does
+// not start with room for the context.
+func TestBeginCommit(t *testing.T) {
+	var a, b bytes.Buffer
+	sa, sb := NewStream(&a, "app/router", "ep"), NewStream(&b, "app/router", "ep")
+	for i := uint64(0); i < 3; i++ {
+		ev := sampleEvents(100*i + 10)
+		if err := sa.WritePacket(100*i, 100*i+90, i, ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.Commit(100*i, 100*i+90, i, append(sb.Begin(), ev...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("Begin/Commit packets differ from WritePacket's")
+	}
+	if err := sb.Commit(0, 1, 0, make([]byte, 10)); err == nil {
+		t.Error("Commit accepted a slice shorter than the context")
+	}
+}

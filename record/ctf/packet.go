@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 )
 
@@ -40,11 +41,36 @@ func (s *Stream) Packets() uint64 { return s.seq }
 // [begin, end]. discarded is the number of events dropped since the
 // previous packet; the packet stores the running total, as CTF asks.
 func (s *Stream) WritePacket(begin, end, discarded uint64, events []byte) error {
+	return s.Commit(begin, end, discarded, append(s.Begin(), events...))
+}
+
+// Begin returns the stream's packet buffer holding room for the packet
+// header and context only. Appending events to it and passing it to Commit
+// writes a packet without copying the events again.
+func (s *Stream) Begin() []byte {
+	n := s.contextSize()
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n, 64<<10)
+	}
+	return s.buf[:n]
+}
+
+// contextSize is the size of the packet header and context.
+func (s *Stream) contextSize() int {
+	return packetContextSize + len(s.label) + 1 + len(s.thread) + 1
+}
+
+// Commit fills in the header and context of p, a slice returned by Begin
+// with events appended, and writes it as one packet (see WritePacket).
+func (s *Stream) Commit(begin, end, discarded uint64, p []byte) error {
+	if len(p) < s.contextSize() {
+		return errors.New("ctf: packet shorter than its context (not from Stream.Begin)")
+	}
 	begin = max(begin, s.lastEnd)
 	end = max(end, begin)
 	s.discarded += discarded
-	n := packetContextSize + len(s.label) + 1 + len(s.thread) + 1 + len(events)
-	b := s.buf[:0]
+	n := len(p)
+	b := p[:0]
 	b = binary.LittleEndian.AppendUint32(b, Magic)
 	b = binary.LittleEndian.AppendUint32(b, 0)
 	b = binary.LittleEndian.AppendUint64(b, begin)
@@ -54,10 +80,9 @@ func (s *Stream) WritePacket(begin, end, discarded uint64, events []byte) error 
 	b = binary.LittleEndian.AppendUint64(b, s.discarded)
 	b = binary.LittleEndian.AppendUint64(b, s.seq)
 	b = AppendString(b, s.label)
-	b = AppendString(b, s.thread)
-	b = append(b, events...)
-	s.buf = b
-	if _, err := s.w.Write(b); err != nil {
+	AppendString(b, s.thread)
+	s.buf = p[:0] // keep the grown buffer for the next packet
+	if _, err := s.w.Write(p); err != nil {
 		return err
 	}
 	s.seq++

@@ -14,6 +14,10 @@ const (
 // total length and a uint8 kind.
 const recordHeader = 3
 
+// prefetchAhead is how far ahead of the record being written the producer
+// prefetches, in bytes: several records, so the line is there in time.
+const prefetchAhead = 512
+
 // MinBufferSize is the smallest buffer NewBuffer accepts.
 const MinBufferSize = 4096
 
@@ -90,6 +94,10 @@ func (b *Buffer) reserve(n int) ([]byte, uint64, bool) {
 		h += rem
 		i = 0
 	}
+	if hasPrefetchw && (i^(i+uint64(n)))&^63 != 0 {
+		// The record starts a new cache line: prefetch one further ahead.
+		prefetchw(&b.data[(i+prefetchAhead)&b.mask])
+	}
 	return b.data[i : i+uint64(n) : i+uint64(n)], h + uint64(n), true
 }
 
@@ -99,16 +107,17 @@ func (b *Buffer) commit(end uint64) {
 	b.head.Store(end)
 }
 
-// Drain appends all published records to dst and frees their space. It
-// returns the extended slice and the number of events dropped since the
-// previous Drain. Only one goroutine may drain a buffer at a time.
-func (b *Buffer) Drain(dst []byte) ([]byte, uint64) {
+// Consume calls fn with the kind and payload of every published record,
+// in place in the ring and in order, skipping padding, then frees their
+// space. It returns the number of events dropped since the previous call.
+// A payload aliases the ring and is valid only during fn. Only one
+// goroutine may consume a buffer at a time.
+func (b *Buffer) Consume(fn func(kind byte, payload []byte)) uint64 {
 	h := b.head.Load()
 	pos := b.tail.Load()
 	for pos < h {
-		// Copy the published records up to the end of the ring (or head)
-		// in one piece; a padding record at the end stays in the copy and
-		// Records skips it, a remainder too short for a header does not.
+		// Walk the published records up to the end of the ring (or head);
+		// a remainder too short for a header ends the ring's lap.
 		i := pos & b.mask
 		end := min(b.size, i+(h-pos))
 		j := i
@@ -117,9 +126,13 @@ func (b *Buffer) Drain(dst []byte) ([]byte, uint64) {
 			if n < recordHeader || n > end-j {
 				break
 			}
+			if k := b.data[j+2]; k != 0 {
+				p := b.data[j+recordHeader : j+n : j+n]
+				fixName(k, p)
+				fn(k, p)
+			}
 			j += n
 		}
-		dst = append(dst, b.data[i:j]...)
 		if j == i || j < end && end == b.size && b.size-j < recordHeader {
 			j = end // skip the short remainder at the end of the ring
 		}
@@ -129,7 +142,19 @@ func (b *Buffer) Drain(dst []byte) ([]byte, uint64) {
 		pos += j - i
 	}
 	b.tail.Store(h)
-	return dst, b.dropped.Swap(0)
+	return b.dropped.Swap(0)
+}
+
+// Drain appends all published records to dst, each with its record
+// header, and frees their space; Records walks the result. It returns the
+// extended slice and the number of events dropped since the previous call.
+func (b *Buffer) Drain(dst []byte) ([]byte, uint64) {
+	d := b.Consume(func(kind byte, p []byte) {
+		n := len(p) + recordHeader
+		dst = append(dst, byte(n), byte(n>>8), kind)
+		dst = append(dst, p...)
+	})
+	return dst, d
 }
 
 // Records calls fn for every record in p, a slice filled by Drain, with

@@ -16,13 +16,51 @@ const MaxSnapLen = 9216
 // clean cuts s to MaxNameLen and replaces NUL bytes, which would end the
 // CTF string early.
 func clean(s string) string {
-	if len(s) > MaxNameLen {
-		s = s[:MaxNameLen]
-	}
+	s = cut(s)
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "?")
 	}
 	return s
+}
+
+// cut cuts s to MaxNameLen. Events whose only string is their last field
+// (Checkpoint, Queue_fill) keep NUL bytes on the hot path; fixName
+// replaces them when the buffer is consumed.
+func cut(s string) string {
+	if len(s) > MaxNameLen {
+		return s[:MaxNameLen]
+	}
+	return s
+}
+
+// Offsets of the name in the payloads of events whose name is their last
+// field.
+const (
+	checkpointName = 9 + 4 + 8 + 1
+	queueFillName  = 9 + 4 + 4
+)
+
+// fixName replaces NUL bytes inside the name of a Checkpoint or Queue_fill
+// payload p by '?', so that the name ends at the event's last byte.
+func fixName(kind byte, p []byte) {
+	if kind != KindCTF || len(p) == 0 {
+		return
+	}
+	var name []byte
+	switch {
+	case p[0] == 7 && len(p) > checkpointName:
+		name = p[checkpointName : len(p)-1]
+	case p[0] == 8 && len(p) > queueFillName:
+		name = p[queueFillName : len(p)-1]
+	}
+	for {
+		i := bytes.IndexByte(name, 0)
+		if i < 0 {
+			return
+		}
+		name[i] = '?'
+		name = name[i+1:]
+	}
 }
 
 func header(s []byte, n int, kind byte) {
@@ -41,8 +79,8 @@ func (b *Buffer) checkpoint(name string, data uint32, addr uint64, typ uint8) {
 	if !b.ctf {
 		return
 	}
-	name = clean(name)
-	const fixed = recordHeader + 9 + 4 + 8 + 1
+	name = cut(name)
+	const fixed = recordHeader + checkpointName
 	n := fixed + len(name) + 1
 	s, end, ok := b.reserve(n)
 	if !ok {
@@ -100,8 +138,8 @@ func (b *Buffer) queueFill(name string, used, capacity uint32) {
 	if !b.ctf {
 		return
 	}
-	name = clean(name)
-	const fixed = recordHeader + 9 + 8
+	name = cut(name)
+	const fixed = recordHeader + queueFillName
 	n := fixed + len(name) + 1
 	s, end, ok := b.reserve(n)
 	if !ok {

@@ -182,3 +182,38 @@ func TestTracerHook(t *testing.T) {
 		t.Fatalf("%d workers", len(ws))
 	}
 }
+
+// TestConsumeFixesNames checks that NUL bytes the hot path leaves in
+// checkpoint and queue names are replaced when the buffer is consumed, and
+// that Consume hands out every record in order.
+func TestConsumeFixesNames(t *testing.T) {
+	b := NewBuffer(BufferConfig{Size: MinBufferSize, CTF: true})
+	w := New().Worker("l", "t")
+	w.Attach(b)
+	w.Checkpoint("a\x00b\x00", 1, 0, Start)
+	w.QueueFill("\x00rx", 1, 2)
+	w.RPCCall("c\x00all", "peer")
+	var names []string
+	b.Consume(func(kind byte, p []byte) {
+		switch p[0] {
+		case 7:
+			names = append(names, string(p[checkpointName:len(p)-1]))
+		case 8:
+			names = append(names, string(p[queueFillName:len(p)-1]))
+		case 1:
+			names = append(names, string(bytes.TrimRight(p[9:], "\x00")))
+		}
+	})
+	want := []string{"a?b?", "?rx", "c?all\x00peer"}
+	if len(names) != len(want) {
+		t.Fatalf("names %q, want %q", names, want)
+	}
+	for i := range want {
+		if names[i] != want[i] {
+			t.Errorf("name %d is %q, want %q", i, names[i], want[i])
+		}
+	}
+	if b.Used() != 0 {
+		t.Errorf("%d bytes left after Consume", b.Used())
+	}
+}

@@ -1,0 +1,24 @@
+package cputime
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestCountsBusyThread spins for 50 ms of wall time: the thread's CPU time
+// grows by at most that much, and by something, and the process's by at
+// least the thread's.
+func TestCountsBusyThread(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, p0 := Thread(), Process()
+	start := time.Now()
+	for time.Since(start) < 50*time.Millisecond {
+	}
+	wall := time.Since(start)
+	th, pr := Thread()-t0, Process()-p0
+	if th <= 0 || th > wall+10*time.Millisecond || pr < th {
+		t.Errorf("thread %v, process %v over %v of wall time", th, pr, wall)
+	}
+}
