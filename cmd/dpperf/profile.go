@@ -468,8 +468,8 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.Source = kind
 	if b, ok := col.(*collect.BPF); ok {
 		prof.Source += " (" + b.Programs() + ")"
-		if runs, total := b.Cost(); *bpfStats && runs > 0 {
-			k := &analyze.CollectorCost{Runs: runs, TotalNS: total.Nanoseconds(), NSPerRun: float64(total.Nanoseconds()) / float64(runs)}
+		if k := collectorCost(b.Cost()); *bpfStats && k.Runs > 0 {
+			total := time.Duration(k.TotalNS)
 			if stats.Records > 0 {
 				k.NSPerReq = float64(total.Nanoseconds()) / float64(stats.Records)
 			}
@@ -482,6 +482,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: col.Lost(), Analyzed: agg.Records()}
+	if b, ok := col.(*collect.BPF); ok {
+		prof.Counts.Restarted += b.Overwritten()
+	}
 	for _, st := range col.Status() {
 		prof.Events = append(prof.Events, analyze.EventInfo{Name: st.Name, Probe: st.Probe, Observed: st.Attached, Reason: st.Reason})
 	}
@@ -502,4 +505,22 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("profile run: %s: %w", cmdArgs[0], cmdErr)
 	}
 	return nil
+}
+
+// collectorCost sums the programs' kernel run time.
+func collectorCost(progs []collect.ProgramCost) *analyze.CollectorCost {
+	k := &analyze.CollectorCost{}
+	for _, p := range progs {
+		k.Runs += p.Runs
+		k.TotalNS += p.Runtime.Nanoseconds()
+		pc := analyze.ProgramCost{Name: p.Name, Runs: p.Runs}
+		if p.Runs > 0 {
+			pc.NSPerRun = float64(p.Runtime.Nanoseconds()) / float64(p.Runs)
+		}
+		k.Programs = append(k.Programs, pc)
+	}
+	if k.Runs > 0 {
+		k.NSPerRun = float64(k.TotalNS) / float64(k.Runs)
+	}
+	return k
 }

@@ -39,6 +39,15 @@ type CollectorCost struct {
 	NSPerRun   float64 `json:"ns_per_run"`
 	NSPerReq   float64 `json:"ns_per_request"` // per complete record
 	CPUPercent float64 `json:"cpu_percent"`    // of one CPU over the window
+	// Programs splits the cost by program (tracepoint), in path order.
+	Programs []ProgramCost `json:"programs,omitempty"`
+}
+
+// ProgramCost is the run time of one BPF program of the collector.
+type ProgramCost struct {
+	Name     string  `json:"name"`
+	Runs     uint64  `json:"runs"`
+	NSPerRun float64 `json:"ns_per_run"`
 }
 
 // Window is the time span covered by the records.

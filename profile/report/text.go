@@ -155,6 +155,9 @@ func countsText(bw io.Writer, p *analyze.Profile) {
 	if k := p.Collector; k != nil {
 		fmt.Fprintf(bw, "collector cost: %d BPF program runs, %.0f ns each, %.0f ns per request, %.2f%% of one CPU\n",
 			k.Runs, k.NSPerRun, k.NSPerReq, k.CPUPercent)
+		for _, pc := range k.Programs {
+			fmt.Fprintf(bw, "  %-20s %10d runs %6.0f ns each\n", pc.Name, pc.Runs, pc.NSPerRun)
+		}
 	}
 }
 
