@@ -81,6 +81,7 @@ func (t *taskFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.o.Type, "type", "", "only this I/O type: read, write or any")
 	fs.StringVar(&t.o.Size, "size", "", "only this request size (4K) or range (4K-128K)")
 	fs.StringVar(&t.o.GroupBy, "group", "", "group by, comma-separated: type,size,session,cpu")
+	fs.StringVar(&t.o.Contents, "contents", "", "report contents, comma-separated: latency,throughput,breakdown,queue (default all)")
 	fs.UintVar(&t.o.Sample, "sample", 0, "keep 1 of N requests")
 	fs.DurationVar(&t.o.Interval, "interval", 0, "online mode: print a report every interval")
 }
@@ -104,6 +105,7 @@ func (t *taskFlags) load() (*task.Task, *path.Path, error) {
 
 // emit writes the profile to the requested outputs.
 func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer) error {
+	p.Restrict(tk.Report.Contents)
 	cols := report.Columns(tk.Report.Aggregators)
 	if out.json != "" {
 		if err := report.WriteFile(out.json, func(w io.Writer) error { return report.JSON(w, p) }); err != nil {
@@ -151,6 +153,7 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		opt.OnInterval = func(a *analyze.Aggregator) {
 			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
 			ip.Source = "interval"
+			ip.Restrict(tk.Report.Contents)
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99"})
 		}
 	}
@@ -245,6 +248,9 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 		f.Close()
 		if err != nil {
 			return fail.Input(name, err)
+		}
+		if c := profs[i].Contents; !c.Has(analyze.ContentLatency) || !c.Has(analyze.ContentBreakdown) {
+			return fail.Inputf(name, "profile has only %s; compare needs latency and breakdown", strings.Join(c, ","))
 		}
 	}
 	c := analyze.Compare(profs[0], profs[1], files[0], files[1])
@@ -391,6 +397,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var live *report.Metrics
 	if *listen != "" {
 		live = report.NewMetrics(p, opt.GroupBy)
+		live.Contents = tk.Report.Contents
 		ln, err := net.Listen("tcp", *listen)
 		if err != nil {
 			return fail.Usagef("-listen: %v", err)
@@ -411,6 +418,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if online {
 			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
 			ip.Source = "interval"
+			ip.Restrict(tk.Report.Contents)
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99", "max"})
 		} else if !out.quiet {
 			fmt.Fprintf(stderr, "profile: %d requests so far, %d events lost\n", total, col.Lost())

@@ -182,3 +182,23 @@ func TestProfileSpill(t *testing.T) {
 		t.Errorf("%d lines, first %q %q", len(lines), lines[0], lines[1])
 	}
 }
+
+func TestProfileContents(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "t.json")
+	out, errs, code := runCmd(t, "profile", "analyze", "--contents", "throughput,queue", "--json", js, traceDir+"block-qd1.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "end-to-end") {
+		t.Errorf("throughput,queue report:\n%s", out)
+	}
+	_, errs, code = runCmd(t, "profile", "compare", js, js)
+	if code != fail.ExitInput || !strings.Contains(errs, "compare needs latency and breakdown") {
+		t.Errorf("compare of a profile without breakdown: exit %d: %s", code, errs)
+	}
+	_, errs, code = runCmd(t, "profile", "analyze", "--contents", "latency,bogus", traceDir+"block-qd1.txt.gz")
+	if code != fail.ExitInput || !strings.Contains(errs, "-contents") {
+		t.Errorf("bad --contents: exit %d: %s", code, errs)
+	}
+}
