@@ -20,14 +20,14 @@ import (
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/profile/report"
 	"github.com/dpperf/dpperf/profile/task"
-	"github.com/dpperf/dpperf/profile/tracetext"
 )
 
 const profileUsage = `Usage: dpperf profile <action> [flags] [arguments]
 
 Actions:
   run       collect events from the running kernel (BPF or tracefs) and report
-  analyze   report from trace text files (ftrace, trace-cmd report)
+  analyze   report from trace text files (ftrace, trace-cmd report) or a
+            CTF recording of dpperf record --tracepoint
   compare   latency amplification per stage between two JSON profiles
   paths     list the built-in paths, or print one as YAML
 
@@ -127,17 +127,21 @@ func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer)
 }
 
 func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE...", stderr)
+	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE... | RECORDING-DIR", stderr)
 	var tf taskFlags
 	var out outputFlags
 	tf.register(fs)
 	out.register(fs)
+	input := fs.String("input", "", "CTF recording directory of dpperf record --tracepoint (same as giving it as the argument)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if *input != "" {
+		files = append(files, *input)
+	}
 	if len(files) == 0 {
-		return fail.Usagef("profile analyze: no trace file given")
+		return fail.Usagef("profile analyze: no trace file or recording given")
 	}
 	tk, p, err := tf.load()
 	if err != nil {
@@ -162,7 +166,10 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	opt.Spill = spill
-	src := tracetext.OpenFiles(files, p)
+	src, err := openTraceInput(files, p)
+	if err != nil {
+		return err
+	}
 	defer src.Close()
 	agg, stats, err := analyze.Run(ctx, src, opt)
 	if err != nil {
@@ -175,7 +182,7 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 	prof.Source = strings.Join(files, ",")
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
-	lost := src.Stats().Lost
+	lost := src.Lost()
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: lost, Analyzed: agg.Records()}
 	for i, e := range p.Events {
 		info := analyze.EventInfo{Name: e.Name, Probe: probeName(&e), Observed: src.Seen()[i]}

@@ -202,3 +202,15 @@ func TestProfileContents(t *testing.T) {
 		t.Errorf("bad --contents: exit %d: %s", code, errs)
 	}
 }
+
+func TestProfileAnalyzeInput(t *testing.T) {
+	dir := t.TempDir()
+	_, errs, code := runCmd(t, "profile", "analyze", "--input", dir)
+	if code != fail.ExitInput || !strings.Contains(errs, "no CTF trace") || !strings.Contains(errs, dir) {
+		t.Errorf("empty recording: exit %d: %s", code, errs)
+	}
+	_, errs, code = runCmd(t, "profile", "analyze", "--input", dir, traceDir+"block-qd1.txt.gz")
+	if code != fail.ExitInput || !strings.Contains(errs, "one recording directory") {
+		t.Errorf("recording and text file: exit %d: %s", code, errs)
+	}
+}
