@@ -214,3 +214,16 @@ func TestProfileAnalyzeInput(t *testing.T) {
 		t.Errorf("recording and text file: exit %d: %s", code, errs)
 	}
 }
+
+// With the kprobe's arguments decoded the target's stages are measured
+// apart (the trace is the recorded read4k trace with kprobe lines added
+// at the target's block issue; this machine has no kprobes).
+func TestProfileKprobeTrace(t *testing.T) {
+	out, errs, code := runCmd(t, "profile", "analyze", "--path", "nvme-tcp", "--dev", "259,0", traceDir+"nvme-tcp-read4k-kprobe.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "  target-queue ") || !strings.Contains(out, "  target-device ") || strings.Contains(out, "(merged)") || strings.Contains(out, "not observed") {
+		t.Errorf("report:\n%s", out)
+	}
+}
