@@ -43,21 +43,27 @@ one() {
     done
   done | awk '
     function sd(s, ss, n) { return n > 1 ? sqrt((ss - s*s/n) / (n-1)) : 0 }
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+      return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+    }
     {
       d = $1; for (k = 2; k <= 6; k += 3) { v[$k] = $(k+1); c[$k] = $(k+2) }
-      n[d]++; loss = 100 * (1 - v["bpf"] / v["off"])
+      n[d]++; loss[d, n[d]] = 100 * (1 - v["bpf"] / v["off"])
       for (m in v) { s[d, m] += v[m]; ss[d, m] += v[m]^2; cs[d, m] += c[m] }
-      ls[d] += loss; lss[d] += loss^2
       if (!(d in seen)) { seen[d] = 1; order[++nd] = d }
     }
     END {
-      printf "%-6s %6s %16s %16s %9s %9s %14s %8s\n", "depth", "rounds", "IOPS off", "IOPS on", "CPU off", "CPU on", "loss", "stderr"
+      printf "%-6s %6s %17s %17s %8s %8s %10s %12s %12s\n", "depth", "rounds", "IOPS off", "IOPS on", "CPU off", "CPU on", "loss", "median loss", "quartiles"
       for (i = 1; i <= nd; i++) {
         d = order[i]; k = n[d]
-        printf "%-6s %6d %9.0f ± %4.0f %9.0f ± %4.0f %8.1f%% %8.1f%% %6.2f%% ± %4.2f %7.2f%%\n", d, k,
+        for (j = 1; j <= k; j++) l[j] = loss[d, j]
+        med = median(l, k)
+        printf "%-6s %6d %9.0f ± %5.0f %9.0f ± %5.0f %7.1f%% %7.1f%% %9.2f%% %11.2f%% %5.1f..%.1f%%\n", d, k,
           s[d, "off"]/k, sd(s[d, "off"], ss[d, "off"], k), s[d, "bpf"]/k, sd(s[d, "bpf"], ss[d, "bpf"], k),
-          cs[d, "off"]/k, cs[d, "bpf"]/k, ls[d]/k, sd(ls[d], lss[d], k), sd(ls[d], lss[d], k)/sqrt(k)
+          cs[d, "off"]/k, cs[d, "bpf"]/k, 100 * (1 - s[d, "bpf"] / s[d, "off"]), med, l[int((k+3)/4)], l[int((3*k+3)/4)]
       }
-      print "# loss: mean of the paired per-round losses ± their standard deviation; stderr = sd/sqrt(rounds)"
+      print "# IOPS: mean ± standard deviation of single runs; loss: 1 - (mean IOPS on / mean IOPS off);"
+      print "# median loss: median of the per-round paired losses, with their lower and upper quartile"
     }'
 } | tee "$out"
