@@ -106,7 +106,7 @@ fuzz-record:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFormat$$' -fuzztime $(FUZZTIME) ./record/kernel/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./record/
 # --- profile ---
-.PHONY: test-profile e2e-profile bench-profile generate-profile e2e-nvme-tcp
+.PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp
 # Unit, golden and live tests of dpperf profile (live ones need root and fio).
 test-profile: setup
 	$(GO) test -count=1 ./profile/... ./cmd/dpperf/
@@ -116,6 +116,10 @@ e2e-profile: setup build
 	bash scripts/e2e/profile-block-loop.sh examples/profile $(E2E_FLAGS)
 bench-profile:
 	$(GO) test -run '^$$' -bench . -benchmem ./profile/...
+# Collector overhead: fio IOPS and CPU with and without the BPF collector,
+# ROUNDS paired runs of SECS seconds per iodepth (needs root and fio).
+bench-profile-overhead: setup build
+	bash scripts/e2e/profile-overhead.sh examples/profile/overhead.txt
 # Regenerate the BPF collector from profile/collect/bpf/block.c (the output
 # is committed, so building needs no clang).
 generate-profile:

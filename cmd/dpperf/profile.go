@@ -20,14 +20,14 @@ import (
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/profile/report"
 	"github.com/dpperf/dpperf/profile/task"
-	"github.com/dpperf/dpperf/profile/tracetext"
 )
 
 const profileUsage = `Usage: dpperf profile <action> [flags] [arguments]
 
 Actions:
   run       collect events from the running kernel (BPF or tracefs) and report
-  analyze   report from trace text files (ftrace, trace-cmd report)
+  analyze   report from trace text files (ftrace, trace-cmd report) or a
+            CTF recording of dpperf record --tracepoint
   compare   latency amplification per stage between two JSON profiles
   paths     list the built-in paths, or print one as YAML
 
@@ -81,6 +81,7 @@ func (t *taskFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.o.Type, "type", "", "only this I/O type: read, write or any")
 	fs.StringVar(&t.o.Size, "size", "", "only this request size (4K) or range (4K-128K)")
 	fs.StringVar(&t.o.GroupBy, "group", "", "group by, comma-separated: type,size,session,cpu")
+	fs.StringVar(&t.o.Contents, "contents", "", "report contents, comma-separated: latency,throughput,breakdown,queue (default all)")
 	fs.UintVar(&t.o.Sample, "sample", 0, "keep 1 of N requests")
 	fs.DurationVar(&t.o.Interval, "interval", 0, "online mode: print a report every interval")
 }
@@ -104,6 +105,7 @@ func (t *taskFlags) load() (*task.Task, *path.Path, error) {
 
 // emit writes the profile to the requested outputs.
 func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer) error {
+	p.Restrict(tk.Report.Contents)
 	cols := report.Columns(tk.Report.Aggregators)
 	if out.json != "" {
 		if err := report.WriteFile(out.json, func(w io.Writer) error { return report.JSON(w, p) }); err != nil {
@@ -125,17 +127,21 @@ func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer)
 }
 
 func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE...", stderr)
+	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE... | RECORDING-DIR", stderr)
 	var tf taskFlags
 	var out outputFlags
 	tf.register(fs)
 	out.register(fs)
+	input := fs.String("input", "", "CTF recording directory of dpperf record --tracepoint (same as giving it as the argument)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if *input != "" {
+		files = append(files, *input)
+	}
 	if len(files) == 0 {
-		return fail.Usagef("profile analyze: no trace file given")
+		return fail.Usagef("profile analyze: no trace file or recording given")
 	}
 	tk, p, err := tf.load()
 	if err != nil {
@@ -151,6 +157,7 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		opt.OnInterval = func(a *analyze.Aggregator) {
 			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
 			ip.Source = "interval"
+			ip.Restrict(tk.Report.Contents)
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99"})
 		}
 	}
@@ -159,7 +166,10 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	opt.Spill = spill
-	src := tracetext.OpenFiles(files, p)
+	src, err := openTraceInput(files, p)
+	if err != nil {
+		return err
+	}
 	defer src.Close()
 	agg, stats, err := analyze.Run(ctx, src, opt)
 	if err != nil {
@@ -172,7 +182,7 @@ func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Wri
 	prof.Source = strings.Join(files, ",")
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
-	lost := src.Stats().Lost
+	lost := src.Lost()
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: lost, Analyzed: agg.Records()}
 	for i, e := range p.Events {
 		info := analyze.EventInfo{Name: e.Name, Probe: probeName(&e), Observed: src.Seen()[i]}
@@ -245,6 +255,9 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 		f.Close()
 		if err != nil {
 			return fail.Input(name, err)
+		}
+		if c := profs[i].Contents; !c.Has(analyze.ContentLatency) || !c.Has(analyze.ContentBreakdown) {
+			return fail.Inputf(name, "profile has only %s; compare needs latency and breakdown", strings.Join(c, ","))
 		}
 	}
 	c := analyze.Compare(profs[0], profs[1], files[0], files[1])
@@ -391,6 +404,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var live *report.Metrics
 	if *listen != "" {
 		live = report.NewMetrics(p, opt.GroupBy)
+		live.Contents = tk.Report.Contents
 		ln, err := net.Listen("tcp", *listen)
 		if err != nil {
 			return fail.Usagef("-listen: %v", err)
@@ -411,6 +425,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if online {
 			ip := analyze.Summarize(a, p, tk.Profiling.Sample)
 			ip.Source = "interval"
+			ip.Restrict(tk.Report.Contents)
 			_ = report.Text(stdout, ip, report.Columns{"avg", "p50", "p99", "max"})
 		} else if !out.quiet {
 			fmt.Fprintf(stderr, "profile: %d requests so far, %d events lost\n", total, col.Lost())
@@ -468,8 +483,8 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.Source = kind
 	if b, ok := col.(*collect.BPF); ok {
 		prof.Source += " (" + b.Programs() + ")"
-		if runs, total := b.Cost(); *bpfStats && runs > 0 {
-			k := &analyze.CollectorCost{Runs: runs, TotalNS: total.Nanoseconds(), NSPerRun: float64(total.Nanoseconds()) / float64(runs)}
+		if k := collectorCost(b.Cost()); *bpfStats && k.Runs > 0 {
+			total := time.Duration(k.TotalNS)
 			if stats.Records > 0 {
 				k.NSPerReq = float64(total.Nanoseconds()) / float64(stats.Records)
 			}
@@ -482,6 +497,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.Filter = analyze.FilterText(tk, dev)
 	prof.GroupBy = tk.Report.GroupBy
 	prof.Counts = analyze.Counts{BuildStats: stats, Lost: col.Lost(), Analyzed: agg.Records()}
+	if b, ok := col.(*collect.BPF); ok {
+		prof.Counts.Restarted += b.Overwritten()
+	}
 	for _, st := range col.Status() {
 		prof.Events = append(prof.Events, analyze.EventInfo{Name: st.Name, Probe: st.Probe, Observed: st.Attached, Reason: st.Reason})
 	}
@@ -502,4 +520,22 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("profile run: %s: %w", cmdArgs[0], cmdErr)
 	}
 	return nil
+}
+
+// collectorCost sums the programs' kernel run time.
+func collectorCost(progs []collect.ProgramCost) *analyze.CollectorCost {
+	k := &analyze.CollectorCost{}
+	for _, p := range progs {
+		k.Runs += p.Runs
+		k.TotalNS += p.Runtime.Nanoseconds()
+		pc := analyze.ProgramCost{Name: p.Name, Runs: p.Runs}
+		if p.Runs > 0 {
+			pc.NSPerRun = float64(p.Runtime.Nanoseconds()) / float64(p.Runs)
+		}
+		k.Programs = append(k.Programs, pc)
+	}
+	if k.Runs > 0 {
+		k.NSPerRun = float64(k.TotalNS) / float64(k.Runs)
+	}
+	return k
 }

@@ -182,3 +182,48 @@ func TestProfileSpill(t *testing.T) {
 		t.Errorf("%d lines, first %q %q", len(lines), lines[0], lines[1])
 	}
 }
+
+func TestProfileContents(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "t.json")
+	out, errs, code := runCmd(t, "profile", "analyze", "--contents", "throughput,queue", "--json", js, traceDir+"block-qd1.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "end-to-end") {
+		t.Errorf("throughput,queue report:\n%s", out)
+	}
+	_, errs, code = runCmd(t, "profile", "compare", js, js)
+	if code != fail.ExitInput || !strings.Contains(errs, "compare needs latency and breakdown") {
+		t.Errorf("compare of a profile without breakdown: exit %d: %s", code, errs)
+	}
+	_, errs, code = runCmd(t, "profile", "analyze", "--contents", "latency,bogus", traceDir+"block-qd1.txt.gz")
+	if code != fail.ExitInput || !strings.Contains(errs, "-contents") {
+		t.Errorf("bad --contents: exit %d: %s", code, errs)
+	}
+}
+
+func TestProfileAnalyzeInput(t *testing.T) {
+	dir := t.TempDir()
+	_, errs, code := runCmd(t, "profile", "analyze", "--input", dir)
+	if code != fail.ExitInput || !strings.Contains(errs, "no CTF trace") || !strings.Contains(errs, dir) {
+		t.Errorf("empty recording: exit %d: %s", code, errs)
+	}
+	_, errs, code = runCmd(t, "profile", "analyze", "--input", dir, traceDir+"block-qd1.txt.gz")
+	if code != fail.ExitInput || !strings.Contains(errs, "one recording directory") {
+		t.Errorf("recording and text file: exit %d: %s", code, errs)
+	}
+}
+
+// With the kprobe's arguments decoded the target's stages are measured
+// apart (the trace is the recorded read4k trace with kprobe lines added
+// at the target's block issue; this machine has no kprobes).
+func TestProfileKprobeTrace(t *testing.T) {
+	out, errs, code := runCmd(t, "profile", "analyze", "--path", "nvme-tcp", "--dev", "259,0", traceDir+"nvme-tcp-read4k-kprobe.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "  target-queue ") || !strings.Contains(out, "  target-device ") || strings.Contains(out, "(merged)") || strings.Contains(out, "not observed") {
+		t.Errorf("report:\n%s", out)
+	}
+}

@@ -56,3 +56,25 @@ func BenchmarkAggregate(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkRunRecords measures the live BPF path: whole records from the
+// collector → per-stage histograms, on one goroutine, with one-second
+// intervals as `profile run` uses them. Reported: records/s.
+func BenchmarkRunRecords(b *testing.B) {
+	p := builtin(b, "block")
+	bl := NewBuilder(p, nil, 0)
+	var recs []Record
+	for _, ev := range benchEvents(250_000) {
+		if r := bl.Add(ev); r != nil {
+			recs = append(recs, Record{TS: r.TS, Dev: r.Dev, Bytes: r.Bytes, CPU: r.CPU, Op: r.Op})
+		}
+	}
+	opt := Options{Path: p, GroupBy: GroupBy{Type: true, Size: true}, Interval: 1e8, OnInterval: func(*Aggregator) {}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Run(context.Background(), &recordSource{recs: recs}, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(recs)*b.N)/b.Elapsed().Seconds(), "records/s")
+}

@@ -22,6 +22,9 @@ type Profile struct {
 	Filter   string      `json:"filter"`
 	Sample   uint32      `json:"sample"`
 	GroupBy  []string    `json:"group_by"`
+	// Contents lists the report parts present (task report.contents);
+	// absent: all of them.
+	Contents Contents `json:"contents,omitempty"`
 	Window   Window      `json:"window"`
 	Events   []EventInfo `json:"events"`
 	Counts   Counts      `json:"counts"`
@@ -39,6 +42,15 @@ type CollectorCost struct {
 	NSPerRun   float64 `json:"ns_per_run"`
 	NSPerReq   float64 `json:"ns_per_request"` // per complete record
 	CPUPercent float64 `json:"cpu_percent"`    // of one CPU over the window
+	// Programs splits the cost by program (tracepoint), in path order.
+	Programs []ProgramCost `json:"programs,omitempty"`
+}
+
+// ProgramCost is the run time of one BPF program of the collector.
+type ProgramCost struct {
+	Name     string  `json:"name"`
+	Runs     uint64  `json:"runs"`
+	NSPerRun float64 `json:"ns_per_run"`
 }
 
 // Window is the time span covered by the records.
@@ -85,14 +97,14 @@ type Group struct {
 	Dev       string  `json:"dev,omitempty"`
 	CPU       *uint16 `json:"cpu,omitempty"`
 	Requests  uint64  `json:"requests"`
-	IOPS      float64 `json:"iops"`
-	MBps      float64 `json:"mbps"`
-	Latency   Dist    `json:"latency"`
-	Stages    []Stage `json:"stages"`
-	Occupancy float64 `json:"occupancy"`
+	IOPS      float64 `json:"iops,omitzero"`
+	MBps      float64 `json:"mbps,omitzero"`
+	Latency   Dist    `json:"latency,omitzero"`
+	Stages    []Stage `json:"stages,omitempty"`
+	Occupancy float64 `json:"occupancy,omitzero"`
 	// Distribution is the end-to-end latency histogram in power-of-two
 	// buckets (the DIST aggregator).
-	Distribution []Bucket `json:"distribution"`
+	Distribution []Bucket `json:"distribution,omitempty"`
 }
 
 // Bucket counts the requests whose latency is below LessNS and at least
@@ -134,8 +146,8 @@ type Stage struct {
 	Cause       string   `json:"cause"`
 	Latency     Dist     `json:"latency"`
 	Share       float64  `json:"share"`        // fraction of the summed end-to-end time
-	ArrivalRate float64  `json:"arrival_rate"` // requests/s entering the stage
-	Occupancy   float64  `json:"occupancy"`    // mean requests in the stage (Little's law)
+	ArrivalRate float64  `json:"arrival_rate,omitzero"` // requests/s entering the stage
+	Occupancy   float64  `json:"occupancy,omitzero"`    // mean requests in the stage (Little's law)
 }
 
 // Dist summarises a latency distribution in ns.

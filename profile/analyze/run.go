@@ -41,6 +41,9 @@ const batchSize = 2048
 // error: the records so far are kept), builds records and aggregates them
 // on several cores.
 func Run(ctx context.Context, src Source, opt Options) (*Aggregator, BuildStats, error) {
+	if rs, ok := src.(RecordSource); ok {
+		return runRecords(ctx, rs, opt)
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

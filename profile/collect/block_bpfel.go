@@ -24,13 +24,6 @@ type blockEvent struct {
 	Pad    [5]uint8
 }
 
-type blockKey struct {
-	_      structs.HostLayout
-	Sector uint64
-	Dev    uint32
-	Pad    uint32
-}
-
 type blockLayout struct {
 	_        structs.HostLayout
 	Dev      uint32

@@ -15,6 +15,7 @@ import (
 	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 
+	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -37,6 +38,8 @@ func haveKernelBTF() bool {
 
 const noKind = 255
 
+var _ analyze.RecordSource = (*BPF)(nil)
+
 // BPF collects block events with BPF tracepoint programs.
 type BPF struct {
 	coll   *ebpf.Collection
@@ -53,19 +56,34 @@ type BPF struct {
 	stats  io.Closer     // keeps the kernel's run-time statistics on
 }
 
-// Cost returns how often the programs ran and the time they took in
-// total; zero unless Config.Stats was set.
-func (c *BPF) Cost() (runs uint64, total time.Duration) {
+// ProgramCost is how often one program ran and the time it took.
+type ProgramCost struct {
+	Name    string // the tracepoint
+	Runs    uint64
+	Runtime time.Duration
+}
+
+// Cost returns, per attached program in tracepoint order, how often it
+// ran and the time it took; zero unless Config.Stats was set.
+func (c *BPF) Cost() []ProgramCost {
 	if c.coll == nil {
-		return 0, 0
+		return nil
 	}
-	for _, p := range c.coll.Programs {
+	var out []ProgramCost
+	for _, t := range blockTracepoints {
+		name := t.prog
+		if c.btf {
+			name = t.btfProg
+		}
+		p := c.coll.Programs[name]
+		if p == nil {
+			continue
+		}
 		if st, err := p.Stats(); err == nil {
-			runs += st.RunCount
-			total += st.Runtime
+			out = append(out, ProgramCost{Name: t.name, Runs: st.RunCount, Runtime: st.Runtime})
 		}
 	}
-	return runs, total
+	return out
 }
 
 // Programs says which kind of BPF programs are attached: "tp_btf" or
@@ -264,6 +282,46 @@ func (c *BPF) Next() (event.Event, error) {
 	return ev, nil
 }
 
+// NextRecord returns the next finished request as a whole; io.EOF after
+// Stop once the ring buffer is drained. It and Next must not be mixed.
+func (c *BPF) NextRecord(r *analyze.Record) error {
+	for {
+		if err := c.rd.ReadInto(&c.rec); err != nil {
+			if errors.Is(err, ringbuf.ErrFlushed) && !c.stop.Load() {
+				continue // periodic poll: everything queued has been read
+			}
+			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
+				return io.EOF
+			}
+			return fmt.Errorf("read ring buffer: %w", err)
+		}
+		if decodeBlockInto(c.rec.RawSample, &c.kinds, r) {
+			return nil
+		}
+	}
+}
+
+// decodeBlockInto fills r from struct event of bpf/block.c; false when
+// the sample is too short.
+func decodeBlockInto(b []byte, kinds *[5]uint8, r *analyze.Record) bool {
+	if len(b) < 59 {
+		return false
+	}
+	le := binary.LittleEndian
+	*r = analyze.Record{
+		Dev:   event.Dev(le.Uint32(b[48:])),
+		Bytes: le.Uint32(b[52:]),
+		CPU:   le.Uint16(b[56:]),
+		Op:    event.Op(b[58]),
+	}
+	for tp, k := range kinds {
+		if k != noKind {
+			r.TS[k] = int64(le.Uint64(b[8*tp:]))
+		}
+	}
+	return true
+}
+
 // decodeBlockRecord turns struct event of bpf/block.c (64 bytes, little
 // endian on the architectures bpf2go built for) into the events of the
 // request, in path order.
@@ -305,9 +363,16 @@ func (c *BPF) Lost() int64 {
 	return int64(c.counter(0))
 }
 
-// Counters returns requests started and requests rejected by the filter.
-func (c *BPF) Counters() (started, filtered uint64) {
-	return c.counter(2), c.counter(3)
+// Overwritten returns the requests whose in-kernel record was overwritten
+// before it completed: a bio merged into another request leaves its record
+// behind, and two requests in flight can share a slot of the table.
+func (c *BPF) Overwritten() int64 {
+	return int64(c.counter(2))
+}
+
+// Filtered returns the requests the in-kernel filter rejected.
+func (c *BPF) Filtered() int64 {
+	return int64(c.counter(3))
 }
 
 func (c *BPF) counter(idx uint32) uint64 {

@@ -78,34 +78,6 @@ func ResolveDev(s string) (event.Dev, error) {
 	return event.ParseDev(strings.TrimSpace(string(data)))
 }
 
-// HaveKprobes reports whether the kernel offers kprobe events, and why not.
-func HaveKprobes() (bool, string) {
-	if _, err := os.Stat(filepath.Join(Tracefs, "kprobe_events")); err != nil {
-		return false, "kernel has no kprobes (no kprobe_events in tracefs; CONFIG_KPROBES off?)"
-	}
-	return true, ""
-}
-
-// kprobeStatus says whether fn can be probed.
-func kprobeStatus(fn string) (bool, string) {
-	if ok, why := HaveKprobes(); !ok {
-		return false, why
-	}
-	f, err := os.Open(filepath.Join(Tracefs, "available_filter_functions"))
-	if err != nil {
-		return false, "cannot list probe-able functions: " + err.Error()
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, _, _ := strings.Cut(sc.Text(), " ")
-		if name == fn {
-			return false, "kprobe argument decoding is not implemented for " + fn
-		}
-	}
-	return false, fn + " is not a probe-able symbol here (inlined or module not loaded)"
-}
-
 // tracepointFormat reads the field offsets of a tracepoint from tracefs.
 func tracepointFormat(system, name string) (map[string]uint32, error) {
 	f, err := os.Open(filepath.Join(Tracefs, "events", system, name, "format"))

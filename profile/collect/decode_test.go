@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -42,5 +43,25 @@ func TestDecodeBlockRecord(t *testing.T) {
 	kinds = [5]uint8{noKind, noKind, noKind, 0, 1}
 	if evs := decodeBlockRecord(buf.Bytes(), &kinds, nil); len(evs) != 2 || evs[0].Kind != 0 || evs[1].TS != 190 {
 		t.Errorf("D/C-only path: %+v", evs)
+	}
+}
+
+// A whole record lands at the path's event indexes.
+func TestDecodeBlockInto(t *testing.T) {
+	rec := blockEvent{Ts: [5]uint64{100, 0, 0, 140, 190}, Sector: 8, Dev: 7<<20 | 1, Bytes: 4096, Cpu: 1, Op: 2}
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, rec); err != nil {
+		t.Fatal(err)
+	}
+	kinds := [5]uint8{noKind, noKind, noKind, 0, 1} // a path of D and C only
+	var r analyze.Record
+	if !decodeBlockInto(buf.Bytes(), &kinds, &r) {
+		t.Fatal("record not decoded")
+	}
+	if r.TS[0] != 140 || r.TS[1] != 190 || r.TS[2] != 0 || r.Dev != event.MakeDev(7, 1) || r.Bytes != 4096 || r.CPU != 1 || r.Op != event.OpWrite {
+		t.Errorf("record %+v", r)
+	}
+	if decodeBlockInto(buf.Bytes()[:40], &kinds, &r) {
+		t.Error("short record decoded")
 	}
 }

@@ -19,13 +19,14 @@ import (
 // disturbed by other tracing users. Filtering by device happens in the
 // kernel (event filters); type, size and sampling in the analyzer.
 type TraceFS struct {
-	dir    string
-	pipe   *os.File
-	rd     *tracetext.Reader
-	status []Status
-	once   sync.Once
-	stop   bool
-	mu     sync.Mutex
+	dir     string
+	pipe    *os.File
+	rd      *tracetext.Reader
+	status  []Status
+	once    sync.Once
+	stop    bool
+	kprobes bool // kprobe events defined in kprobeGroup()
+	mu      sync.Mutex
 }
 
 // OpenTraceFS creates the instance, enables the path's tracepoints and
@@ -56,13 +57,24 @@ func OpenTraceFS(cfg Config) (c *TraceFS, err error) {
 	for i := range cfg.Path.Events {
 		e := &cfg.Path.Events[i]
 		st := Status{Name: e.Name, Probe: e.Tracepoint}
+		sys, name := e.TraceName()
 		if e.Kprobe != "" {
 			st.Probe = "kprobe:" + e.Kprobe
-			_, st.Reason = kprobeStatus(e.Kprobe)
-			c.status = append(c.status, st)
-			continue
+			key := cfg.Path.EventKey(i)
+			ok, why := kprobeStatus(e, key)
+			if ok {
+				if err := writeKprobeEvents(kprobeDef(kprobeGroup(), e, key)); err != nil {
+					ok, why = false, "define kprobe event: "+err.Error()
+				}
+			}
+			if !ok {
+				st.Reason = why
+				c.status = append(c.status, st)
+				continue
+			}
+			c.kprobes = true
+			sys, name = kprobeGroup(), e.Kprobe
 		}
-		sys, name := e.TraceName()
 		evdir := filepath.Join("events", sys, name)
 		if _, err := os.Stat(filepath.Join(c.dir, evdir)); err != nil {
 			st.Reason = "tracepoint absent in this kernel (module not loaded?)"
@@ -190,6 +202,10 @@ func (c *TraceFS) Close() error {
 		return fmt.Errorf("remove tracefs instance %s: %w", c.dir, err)
 	}
 	c.dir = ""
+	if c.kprobes {
+		removeKprobes(kprobeGroup(), false)
+		c.kprobes = false
+	}
 	return nil
 }
 
@@ -206,4 +222,5 @@ func removeStaleInstances() {
 			os.Remove(d)
 		}
 	}
+	removeKprobes("", true)
 }

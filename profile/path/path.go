@@ -47,6 +47,10 @@ type Event struct {
 	Kprobe     string   `yaml:"kprobe,omitempty"`     // kernel function
 	Key        []string `yaml:"key,omitempty"`        // overrides Path.Key
 	Join       string   `yaml:"join,omitempty"`       // event whose record on the same CPU this one joins
+	// Args says, for a kprobe, how to fetch each key field from the
+	// function's arguments: kprobe_events fetch-args, e.g.
+	// cid: "+2(+0($arg1)):u16" (Documentation/trace/kprobetrace.rst).
+	Args map[string]string `yaml:"args,omitempty"`
 	Doc        string   `yaml:"doc,omitempty"`
 	line       int
 }
@@ -149,6 +153,9 @@ func (p *Path) validate() error {
 		if err := checkKey(e.Key); len(e.Key) > 0 && err != nil {
 			return fmt.Errorf("%s: key: %w", at, err)
 		}
+		if err := checkArgs(e, p.EventKey(i)); err != nil {
+			return fmt.Errorf("%s: args: %w", at, err)
+		}
 		if e.Join != "" {
 			j := p.EventIndex(e.Join)
 			if j < 0 || j >= i {
@@ -183,6 +190,32 @@ func (p *Path) validate() error {
 			return fmt.Errorf("%s: cause %q (want cpu, queue, device or network)", at, s.Cause)
 		}
 		names[s.Name] = true
+	}
+	return nil
+}
+
+// checkArgs: only kprobes have args; they name key fields, with fetch
+// arguments that cannot break the kprobe_events line; a kprobe with args
+// fetches every field of its key.
+func checkArgs(e *Event, key []string) error {
+	if len(e.Args) == 0 {
+		return nil
+	}
+	if e.Kprobe == "" {
+		return fmt.Errorf("only kprobe events fetch arguments")
+	}
+	for name, fetch := range e.Args {
+		if !keyFields[name] {
+			return fmt.Errorf("unknown field %q (want dev, sector, qid or cid)", name)
+		}
+		if fetch == "" || strings.ContainsAny(fetch, " \t\n=;") {
+			return fmt.Errorf("%s: fetch argument %q is empty or has spaces, '=' or ';'", name, fetch)
+		}
+	}
+	for _, f := range key {
+		if e.Args[f] == "" {
+			return fmt.Errorf("no fetch argument for key field %s", f)
+		}
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ type htmlData struct {
 	LAD      []ladRow
 	LADMax   float64
 	Verdicts []string
+	Queue    bool // occupancy columns (report contents queue)
 }
 
 const svgWidth = 640.0
@@ -46,12 +47,11 @@ const svgWidth = 640.0
 // time per stage and the stage table; with a comparison, the LAD of every
 // stage as a bar chart and the verdicts. p may be nil when only c is given.
 func HTML(w io.Writer, p *analyze.Profile, c *analyze.Comparison) error {
-	d := htmlData{P: p, C: c}
+	d := htmlData{P: p, C: c, Queue: true}
 	if p != nil {
+		d.Queue = p.Contents.Has(analyze.ContentQueue)
 		for _, g := range p.Groups {
-			hg := htmlGroup{Key: g.Key, Table: g.Stages,
-				Summary: fmt.Sprintf("%d requests, %.0f IOPS, %.1f MB/s, mean %s, p99 %s", g.Requests, g.IOPS, g.MBps,
-					analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(float64(g.Latency.P(99))))}
+			hg := htmlGroup{Key: g.Key, Table: g.Stages, Summary: summary(&g, p.Contents)}
 			var sum float64
 			for _, s := range g.Stages {
 				sum += s.Latency.MeanNS * float64(s.Latency.Count)
@@ -90,6 +90,21 @@ func HTML(w io.Writer, p *analyze.Profile, c *analyze.Comparison) error {
 	return htmlTmpl.Execute(w, d)
 }
 
+// summary is the line under a group's heading: what the contents allow.
+func summary(g *analyze.Group, parts analyze.Contents) string {
+	s := fmt.Sprintf("%d requests", g.Requests)
+	if parts.Has(analyze.ContentThroughput) {
+		s += fmt.Sprintf(", %.0f IOPS, %.1f MB/s", g.IOPS, g.MBps)
+	}
+	if parts.Has(analyze.ContentLatency) {
+		s += fmt.Sprintf(", mean %s, p99 %s", analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(float64(g.Latency.P(99))))
+	}
+	if parts.Has(analyze.ContentQueue) {
+		s += fmt.Sprintf(", %.2f in flight on average", g.Occupancy)
+	}
+	return s
+}
+
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ns":  func(v float64) string { return analyze.FormatNS(v) },
 	"nsi": func(v int64) string { return analyze.FormatNS(float64(v)) },
@@ -108,13 +123,13 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <ul>{{range .Events}}<li>{{.Name}} ({{.Probe}}): {{if and .Observed .Count}}{{.Count}} events{{else}}<b>not observed</b>: {{.Reason}}{{end}}</li>{{end}}</ul>
 {{range .Warnings}}<p><b>warning:</b> {{.}}</p>{{end}}{{end}}
 {{range .Groups}}<h2>group {{.Key}}</h2><p>{{.Summary}}</p>
-<svg width="640" height="60" role="img" aria-label="mean time per stage">
+{{if .Table}}<svg width="640" height="60" role="img" aria-label="mean time per stage">
 {{range .Bars}}<rect x="{{.X}}" y="4" width="{{.W}}" height="24" fill="{{.Color}}"><title>{{.Legend}}</title></rect>{{end}}
 </svg>
 <p>{{range .Bars}}<span style="color:{{.Color}}">&#9632;</span> {{.Legend}} &nbsp; {{end}}</p>
-<table><tr><th>stage</th><th>queue</th><th>cause</th><th>count</th><th>avg</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>share</th><th>occupancy</th></tr>
-{{range .Table}}<tr><td>{{.Name}}{{if .Merged}} (merged){{end}}</td><td>{{.Queue}}</td><td>{{.Cause}}</td><td>{{.Latency.Count}}</td><td>{{ns .Latency.MeanNS}}</td><td>{{p .Latency 50}}</td><td>{{p .Latency 90}}</td><td>{{p .Latency 99}}</td><td>{{nsi .Latency.MaxNS}}</td><td>{{pct .Share}}</td><td>{{printf "%.3f" .Occupancy}}</td></tr>{{end}}
-</table>{{end}}
+<table><tr><th>stage</th><th>queue</th><th>cause</th><th>count</th><th>avg</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>share</th>{{if $.Queue}}<th>occupancy</th>{{end}}</tr>
+{{range .Table}}<tr><td>{{.Name}}{{if .Merged}} (merged){{end}}</td><td>{{.Queue}}</td><td>{{.Cause}}</td><td>{{.Latency.Count}}</td><td>{{ns .Latency.MeanNS}}</td><td>{{p .Latency 50}}</td><td>{{p .Latency 90}}</td><td>{{p .Latency 99}}</td><td>{{nsi .Latency.MaxNS}}</td><td>{{pct .Share}}</td>{{if $.Queue}}<td>{{printf "%.3f" .Occupancy}}</td>{{end}}</tr>{{end}}
+</table>{{end}}{{end}}
 {{if .C}}<h1>Latency amplification (loaded / base)</h1>
 <p>base {{.C.Base}}, loaded {{.C.Loaded}}</p>
 <ul>{{range .Verdicts}}<li>{{.}}</li>{{end}}</ul>

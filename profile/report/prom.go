@@ -20,9 +20,12 @@ import (
 // stage="end-to-end" is the whole request. Buckets are powers of two from
 // 1µs to about 2s.
 type Metrics struct {
-	mu  sync.Mutex
-	agg *analyze.Aggregator
-	p   *path.Path
+	// Contents selects the series: breakdown the stages, latency the
+	// end-to-end one (empty: both).
+	Contents analyze.Contents
+	mu       sync.Mutex
+	agg      *analyze.Aggregator
+	p        *path.Path
 }
 
 // NewMetrics returns an empty metrics set for path p.
@@ -50,17 +53,23 @@ func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	_ = WriteMetrics(w, m.agg, m.p)
+	_ = WriteMetrics(w, m.agg, m.p, m.Contents)
 }
 
-// WriteMetrics writes a's histograms in the Prometheus text format.
-func WriteMetrics(w io.Writer, a *analyze.Aggregator, p *path.Path) error {
+// WriteMetrics writes a's histograms in the Prometheus text format: the
+// stages' with the breakdown content, the end-to-end one with latency.
+func WriteMetrics(w io.Writer, a *analyze.Aggregator, p *path.Path, parts analyze.Contents) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintln(bw, "# HELP dpperf_profile_latency_seconds Time requests spent in each stage of the I/O path.")
 	fmt.Fprintln(bw, "# TYPE dpperf_profile_latency_seconds histogram")
 	a.Each(p, func(group, stage string, h *analyze.Hist) {
 		if stage == "" {
+			if !parts.Has(analyze.ContentLatency) {
+				return
+			}
 			stage = "end-to-end"
+		} else if !parts.Has(analyze.ContentBreakdown) {
+			return
 		}
 		labels := fmt.Sprintf(`path=%q,group=%q,stage=%q`, p.Name, group, promEscape(stage))
 		for i, c := range h.CountAtMost(promBounds) {

@@ -132,7 +132,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteMetrics(&buf, a, p); err != nil {
+	if err := WriteMetrics(&buf, a, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -210,4 +210,69 @@ func FuzzReadProfile(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Every report shows what the task's contents ask for and nothing else.
+func TestContents(t *testing.T) {
+	cases := []struct {
+		contents  []string
+		want, not []string // in the text report
+		jsonNot   []string
+	}{
+		{[]string{"latency"}, []string{"end-to-end", "p99.9"}, []string{"IOPS", "Q2G", "occupancy", "in flight"}, []string{`"stages"`, `"iops"`, `"occupancy"`}},
+		{[]string{"throughput"}, []string{"IOPS", "MB/s"}, []string{"end-to-end", "Q2G", "in flight"}, []string{`"stages"`, `"latency"`, `"distribution"`}},
+		{[]string{"breakdown"}, []string{"Q2G", "share"}, []string{"end-to-end", "IOPS", "occupancy"}, []string{`"distribution"`, `"iops"`, `"occupancy"`, `"arrival_rate"`}},
+		{[]string{"queue"}, []string{"in flight on average"}, []string{"Q2G", "end-to-end", "IOPS"}, []string{`"stages"`, `"mbps"`}},
+		{[]string{"breakdown", "queue"}, []string{"Q2G", "occupancy", "in flight"}, []string{"end-to-end", "IOPS"}, []string{`"iops"`}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.contents, ","), func(t *testing.T) {
+			pr := profileOf(t, "block-qd1.txt.gz")
+			pr.Restrict(c.contents)
+			var text, js, html bytes.Buffer
+			if err := Text(&text, pr, append(DefaultColumns, "dist")); err != nil {
+				t.Fatal(err)
+			}
+			if err := JSON(&js, pr); err != nil {
+				t.Fatal(err)
+			}
+			if err := HTML(&html, pr, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(text.String(), w) {
+					t.Errorf("text lacks %q:\n%s", w, text.String())
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(text.String(), n) {
+					t.Errorf("text has %q:\n%s", n, text.String())
+				}
+			}
+			for _, n := range c.jsonNot {
+				if strings.Contains(js.String(), n) {
+					t.Errorf("JSON has %s", n)
+				}
+			}
+			if !strings.Contains(js.String(), `"contents"`) {
+				t.Error("JSON does not list its contents")
+			}
+			if c.contents[0] != "breakdown" && strings.Contains(html.String(), "<table>") {
+				t.Error("HTML has a stage table without the breakdown")
+			}
+			back, err := ReadProfile(&js)
+			if err != nil || strings.Join(back.Contents, ",") != strings.Join(c.contents, ",") {
+				t.Fatalf("read back contents %v, %v", back.Contents, err)
+			}
+			if g := back.Groups[0]; (g.Latency.Count != 0) != back.Contents.Has("latency") {
+				t.Errorf("end-to-end latency %+v with contents %v", g.Latency, back.Contents)
+			}
+		})
+	}
+	// All four parts are the default: the profile does not list them.
+	pr := profileOf(t, "block-qd1.txt.gz")
+	pr.Restrict([]string{"queue", "latency", "breakdown", "throughput"})
+	if pr.Contents != nil || len(pr.Groups[0].Stages) == 0 {
+		t.Errorf("all contents: %v", pr.Contents)
+	}
 }

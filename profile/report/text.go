@@ -107,31 +107,64 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 	if p.Source != "interval" { // online reports: the totals come at the end
 		countsText(bw, p)
 	}
+	parts := p.Contents
 	for i := range p.Groups {
 		g := &p.Groups[i]
-		fmt.Fprintf(bw, "\ngroup %s: %d requests, %.0f IOPS, %.1f MB/s, %.2f in flight on average\n", g.Key, g.Requests, g.IOPS, g.MBps, g.Occupancy)
-		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := append([]string{"stage", "queue", "cause", "count"}, cols.header()...)
-		head = append(head, "share", "occupancy", "")
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		fmt.Fprintf(bw, "\ngroup %s: %d requests", g.Key, g.Requests)
+		if parts.Has(analyze.ContentThroughput) {
+			fmt.Fprintf(bw, ", %.0f IOPS, %.1f MB/s", g.IOPS, g.MBps)
+		}
+		if parts.Has(analyze.ContentQueue) {
+			fmt.Fprintf(bw, ", %.2f in flight on average", g.Occupancy)
+		}
+		fmt.Fprintln(bw)
+		groupTable(bw, g, cols, parts)
+		if parts.Has(analyze.ContentLatency) && cols.has("dist") {
+			distText(bw, g.Distribution)
+		}
+	}
+	return bw.err
+}
+
+// groupTable writes the stage rows (breakdown) and the end-to-end row
+// (latency) of one group.
+func groupTable(w io.Writer, g *analyze.Group, cols Columns, parts analyze.Contents) {
+	breakdown, latency, queue := parts.Has(analyze.ContentBreakdown), parts.Has(analyze.ContentLatency), parts.Has(analyze.ContentQueue)
+	if !breakdown && !latency {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := append([]string{"stage", "queue", "cause", "count"}, cols.header()...)
+	if breakdown {
+		head = append(head, "share")
+	}
+	if queue {
+		head = append(head, "occupancy")
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, ""), "\t"))
+	row := func(name, queueClass, cause string, d *analyze.Dist, share string, occ float64) {
+		r := append([]string{name, queueClass, cause, strconv.FormatUint(d.Count, 10)}, cols.values(d)...)
+		if breakdown {
+			r = append(r, share)
+		}
+		if queue {
+			r = append(r, fmt.Sprintf("%.3f", occ))
+		}
+		fmt.Fprintln(tw, strings.Join(append(r, ""), "\t"))
+	}
+	if breakdown {
 		for _, s := range g.Stages {
 			name := s.Name
 			if s.Merged {
 				name += " (merged)"
 			}
-			row := append([]string{name, s.Queue, s.Cause, strconv.FormatUint(s.Latency.Count, 10)}, cols.values(&s.Latency)...)
-			row = append(row, fmt.Sprintf("%.1f%%", 100*s.Share), fmt.Sprintf("%.3f", s.Occupancy), "")
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		row := append([]string{"end-to-end", "", "", strconv.FormatUint(g.Latency.Count, 10)}, cols.values(&g.Latency)...)
-		row = append(row, "100.0%", fmt.Sprintf("%.3f", g.Occupancy), "")
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-		tw.Flush()
-		if cols.has("dist") {
-			distText(bw, g.Distribution)
+			row(name, s.Queue, s.Cause, &s.Latency, fmt.Sprintf("%.1f%%", 100*s.Share), s.Occupancy)
 		}
 	}
-	return bw.err
+	if latency {
+		row("end-to-end", "", "", &g.Latency, "100.0%", g.Occupancy)
+	}
+	tw.Flush()
 }
 
 // countsText writes the bookkeeping lines: counts, unobserved events,
@@ -155,6 +188,9 @@ func countsText(bw io.Writer, p *analyze.Profile) {
 	if k := p.Collector; k != nil {
 		fmt.Fprintf(bw, "collector cost: %d BPF program runs, %.0f ns each, %.0f ns per request, %.2f%% of one CPU\n",
 			k.Runs, k.NSPerRun, k.NSPerReq, k.CPUPercent)
+		for _, pc := range k.Programs {
+			fmt.Fprintf(bw, "  %-20s %10d runs %6.0f ns each\n", pc.Name, pc.Runs, pc.NSPerRun)
+		}
 	}
 }
 

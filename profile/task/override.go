@@ -17,6 +17,7 @@ type Overrides struct {
 	Type     string // read, write or any
 	Size     string // "4K" or a range "4K-128K"
 	GroupBy  string // comma-separated
+	Contents string // comma-separated report contents
 	Sample   uint
 	Interval time.Duration // > 0 switches to online mode
 }
@@ -76,6 +77,13 @@ func (o *Overrides) apply(tk *Task) error {
 			return &FlagError{"group", err}
 		}
 		tk.Report.GroupBy = groups
+	}
+	if o.Contents != "" {
+		parts := strings.Split(o.Contents, ",")
+		if err := oneOf("contents", parts, allContents); err != nil {
+			return &FlagError{"contents", err}
+		}
+		tk.Report.Contents = parts
 	}
 	if o.Sample > 0 {
 		tk.Profiling.Sample = uint32(o.Sample)

@@ -70,6 +70,57 @@ func parseNVMe(s string, ev *event.Event) error {
 	return nil
 }
 
+// parseKprobe reads the fetched arguments of a kprobe event, as ftrace
+// prints them after the probe address:
+//
+//	(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=2 cid=25
+//
+// qid, cid, dev and sector set the event's key fields (decimal, or hex
+// with 0x for x-types); other arguments are ignored. Without qid and cid
+// or dev and sector the event cannot be correlated: an error.
+func parseKprobe(s string, ev *event.Event) error {
+	if strings.HasPrefix(s, "(") {
+		end := strings.IndexByte(s, ')')
+		if end < 0 {
+			return fmt.Errorf("unclosed probe address in %q", s)
+		}
+		s = s[end+1:]
+	}
+	var have [4]bool
+	for _, f := range strings.Fields(s) {
+		name, val, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseUint(val, 0, 64)
+		switch name {
+		case "qid", "cid":
+			if err != nil || v > 0xffff {
+				return fmt.Errorf("bad %s in %q", name, s)
+			}
+			if name == "qid" {
+				ev.QID, have[0] = uint16(v), true
+			} else {
+				ev.CID, have[1] = uint16(v), true
+			}
+		case "dev":
+			if err != nil || v > 0xffffffff {
+				return fmt.Errorf("bad dev in %q", s)
+			}
+			ev.Dev, have[2] = event.Dev(v), true
+		case "sector":
+			if err != nil {
+				return fmt.Errorf("bad sector in %q", s)
+			}
+			ev.Sector, have[3] = v, true
+		}
+	}
+	if !(have[0] && have[1]) && !(have[2] && have[3]) {
+		return fmt.Errorf("kprobe without qid and cid or dev and sector arguments in %q", s)
+	}
+	return nil
+}
+
 func intField(s, name string) (uint64, bool) {
 	i := strings.Index(s, name)
 	if i < 0 {

@@ -34,18 +34,19 @@ type Stats struct {
 
 // Reader turns trace text into path events.
 type Reader struct {
-	src   io.Reader
-	sc    *bufio.Scanner
-	kinds map[string]uint8 // trace event name -> path event index
-	seen  []bool
-	stats Stats
-	line  int64
+	src    io.Reader
+	sc     *bufio.Scanner
+	kinds  map[string]uint8 // trace event name -> path event index
+	kprobe map[uint8]bool   // path events that are kprobes
+	seen   []bool
+	stats  Stats
+	line   int64
 }
 
 // NewReader reads trace text for path p from r. Nothing is read before
 // the first call to Next (r may be a pipe that has no data yet).
 func NewReader(r io.Reader, p *path.Path) (*Reader, error) {
-	kinds := map[string]uint8{}
+	kinds, kprobe := map[string]uint8{}, map[uint8]bool{}
 	for i := range p.Events {
 		e := &p.Events[i]
 		if e.Tracepoint != "" {
@@ -54,9 +55,10 @@ func NewReader(r io.Reader, p *path.Path) (*Reader, error) {
 		} else {
 			kinds[e.Kprobe] = uint8(i)
 			kinds["p_"+e.Kprobe+"_0"] = uint8(i)
+			kprobe[uint8(i)] = true
 		}
 	}
-	return &Reader{src: r, kinds: kinds, seen: make([]bool, len(p.Events))}, nil
+	return &Reader{src: r, kinds: kinds, kprobe: kprobe, seen: make([]bool, len(p.Events))}, nil
 }
 
 // open detects gzip input and sets up the line scanner.
@@ -158,9 +160,12 @@ func (r *Reader) parse(line string) (ev event.Event, ok bool, err error) {
 	}
 	ev = event.Event{TS: ts, CPU: cpu, Kind: kind}
 	fields := strings.TrimSpace(after[nameEnd+1:])
-	if strings.Contains(fields, "cmdid=") {
+	switch {
+	case r.kprobe[kind]:
+		err = parseKprobe(fields, &ev)
+	case strings.Contains(fields, "cmdid="):
 		err = parseNVMe(fields, &ev)
-	} else {
+	default:
 		err = parseBlock(fields, &ev)
 	}
 	if err != nil {

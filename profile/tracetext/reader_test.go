@@ -116,6 +116,37 @@ func TestNVMeLines(t *testing.T) {
 	}
 }
 
+const kprobeText = ` kworker/1:1H-57 [001] ..... 25.555263: nvmet_bdev_execute_rw: (nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=2 cid=25
+ kworker/1:1H-57 [001] ..... 25.555264: p_nvmet_bdev_execute_rw_0: (nvmet_bdev_execute_rw+0x0/0x3a0) qid=0x3 cid=0x1a arg3=7
+`
+
+// Kprobe events carry their key fields as fetched arguments.
+func TestKprobeLines(t *testing.T) {
+	p := mustPath(t, "nvme-tcp")
+	evs, _, err := readAll(t, kprobeText, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := uint8(p.EventIndex("TARGET_EXEC"))
+	if len(evs) != 2 || evs[0].Kind != exec || evs[0].QID != 2 || evs[0].CID != 25 || evs[0].TS != 25_555_263_000 {
+		t.Fatalf("events %+v", evs)
+	}
+	if evs[1].QID != 3 || evs[1].CID != 26 {
+		t.Errorf("hex arguments: %+v", evs[1])
+	}
+	for _, bad := range []string{
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=2",          // no cid
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet] qid=2 cid=25",    // unclosed
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=70000 cid=1", // out of range
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=x cid=1",
+	} {
+		line := " kworker/1:1H-57 [001] ..... 25.555263: nvmet_bdev_execute_rw: " + bad + "\n"
+		if _, _, err := readAll(t, line, p); err == nil || !strings.HasPrefix(err.Error(), "line 1: nvmet_bdev_execute_rw: ") {
+			t.Errorf("%q: error %v", bad, err)
+		}
+	}
+}
+
 func TestBadLines(t *testing.T) {
 	p := mustPath(t, "block")
 	for _, line := range []string{
@@ -169,6 +200,7 @@ func TestGzipFile(t *testing.T) {
 func FuzzReader(f *testing.F) {
 	f.Add([]byte(blockText))
 	f.Add([]byte(nvmeText))
+	f.Add([]byte(kprobeText))
 	f.Add([]byte("CPU:3 [LOST 5 EVENTS]\n"))
 	f.Add([]byte{0x1f, 0x8b, 0, 0})
 	p := mustPath(f, "nvme-tcp")
