@@ -138,6 +138,7 @@ func (s *search) finish(r *Result, notes map[string]bool) {
 		exact.Edges = p.Edges
 		r.Bound = s.boundOf(exact)
 		pr := c.report(1, exact)
+		pr.Edges = p.Edges
 		pr.PacketBytes = size
 		pr.BitRate = exact.Rate * float64(8*size)
 		pr.Status = "satisfiable"

@@ -103,6 +103,19 @@ func (r *Result) WriteText(w io.Writer) error {
 					fmt.Fprintf(w, "  map %s: key %s = %s\n", m.Map, m.Key, m.Value)
 				}
 			}
+			if m := pr.Measured; m != nil {
+				ok := func(b bool) string {
+					if b {
+						return "yes"
+					}
+					return "NO"
+				}
+				fmt.Fprintf(w, "  measured (BPF_PROG_TEST_RUN, %d runs): %.1f ns/packet = %s on one core; verdict %d (matches: %s); predicted path taken: %s\n",
+					m.Repeat, m.NsPerPacket, units.PacketRate(m.PacketRate), m.KernelVerdict, ok(m.VerdictMatches), ok(m.PathMatches))
+				if m.Mismatch != "" {
+					fmt.Fprintf(w, "    %s\n", m.Mismatch)
+				}
+			}
 		} else if pr.Status == "unknown" {
 			fmt.Fprintln(w, "  the solver timed out on this path; it is taken as possible, which keeps the bound valid")
 		}

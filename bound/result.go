@@ -105,8 +105,23 @@ type PathReport struct {
 	// Status of a searched path: "satisfiable", or "unknown" (a solver
 	// timeout; taken as possible, which keeps the bound valid).
 	Status      string   `json:"status,omitempty"`
-	PacketBytes int      `json:"packet_bytes,omitempty"` // smallest packet that takes the path
-	Example     *Example `json:"example,omitempty"`
+	PacketBytes int       `json:"packet_bytes,omitempty"` // smallest packet that takes the path
+	Example     *Example  `json:"example,omitempty"`
+	Measured    *Measured `json:"measured,omitempty"` // --measure
+	Edges       []int32   `json:"-"`
+}
+
+// Measured is the example packet replayed on the kernel.
+type Measured struct {
+	KernelVerdict  uint32  `json:"kernel_verdict"`
+	InterpVerdict  uint32  `json:"interpreter_verdict"`
+	VerdictMatches bool    `json:"verdict_matches"` // kernel, interpreter and prediction agree
+	PathMatches    bool    `json:"path_matches"`    // the packet ran exactly the predicted instructions
+	Mismatch       string  `json:"mismatch,omitempty"`
+	Repeat         int     `json:"repeat"`
+	NsPerPacket    float64 `json:"ns_per_packet"` // BPF_PROG_TEST_RUN's mean
+	PacketRate     float64 `json:"packet_rate"`   // one core: 1e9 / ns_per_packet
+	Predicted      []int32 `json:"-"`
 }
 
 // SourceLine is a source location on a path.

@@ -103,10 +103,13 @@ func (it *Interp) random() uint64 {
 }
 
 // mapArg returns the map R1 points to and records it in c.
-func (m *machine) mapArg(c *Call, op string) (*mapModel, error) {
-	t := m.tags[1]
+func (m *machine) mapArg(c *Call, op string) (*mapModel, error) { return m.mapArgIn(c, op, 1) }
+
+// mapArgIn is the map that register reg points to.
+func (m *machine) mapArgIn(c *Call, op string, reg int) (*mapModel, error) {
+	t := m.tags[reg]
 	if t == 0 || m.regions[t].kind != RegionMap {
-		return nil, fmt.Errorf("%s: %v: R1 is not a map pointer", where(m.it.prog, m.pc), c.Helper)
+		return nil, fmt.Errorf("%s: %v: R%d is not a map pointer", where(m.it.prog, m.pc), c.Helper, reg)
 	}
 	mp := m.regions[t].mp
 	c.Map, c.Op = mp.name, op
@@ -289,8 +292,9 @@ func (m *machine) redirectMap(c *Call) (int64, error) {
 // perfOutput is bpf_perf_event_output. Perf event arrays hold no events in
 // a map state, so a valid call returns -ENOENT as the kernel does for a CPU
 // without an open perf event.
+// perfOutput models bpf_perf_event_output(ctx, map, flags, data, size).
 func (m *machine) perfOutput(c *Call) (int64, error) {
-	mp, err := m.mapArg(c, "output")
+	mp, err := m.mapArgIn(c, "output", 2)
 	if err != nil {
 		return 0, err
 	}
@@ -298,14 +302,14 @@ func (m *machine) perfOutput(c *Call) (int64, error) {
 		return 0, fmt.Errorf("%s: bpf_perf_event_output into %v map %s", where(m.it.prog, m.pc), mp.typ, mp.name)
 	}
 	const indexMask, ctxLenMask, currentCPU = 0xffffffff, 0xfffff << 32, 0xffffffff
-	flags := m.regs[2]
+	flags := m.regs[3]
 	if flags&^uint64(indexMask|ctxLenMask) != 0 {
 		return -errEINVAL, nil
 	}
 	if int(flags>>32&0xfffff) > m.end-m.data {
 		return -errEFAULT, nil
 	}
-	if _, err := m.bytesAt(m.tags[3], m.regs[3], int(m.regs[4]), "perf event data (R4)"); err != nil {
+	if _, err := m.bytesAt(m.tags[4], m.regs[4], int(m.regs[5]), "perf event data (R4)"); err != nil {
 		return 0, err
 	}
 	idx := flags & indexMask

@@ -81,6 +81,14 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
 		return nil, err
 	}
+	// Prefer a packet that arrives as BPF_PROG_TEST_RUN delivers it (the
+	// loopback device, queue 0), so that it can be replayed as it is.
+	const onLoopback = "(and (= ifindex #x00000001) (= rxq #x00000000))"
+	if r, err := c.within(ctx, onLoopback); err == nil && r == smt.Sat && c.s == solver {
+		if err := c.s.Send("(assert " + onLoopback + ")"); err != nil {
+			return nil, err
+		}
+	}
 	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
 	if err != nil || res != smt.Sat {
 		if ctx.Err() != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/measure"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
@@ -56,6 +57,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
+	doMeasure := fs.Bool("measure", false, "replay the example packet with BPF_PROG_TEST_RUN (root): check its verdict and path, time it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -121,6 +123,14 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		return err
+	}
+	if *doMeasure {
+		if *naive {
+			return fail.Usagef("bound: --measure needs the search (no --naive)")
+		}
+		if err := measure.Paths(g, res); err != nil {
+			return err
+		}
 	}
 	if *pcapOut != "" {
 		if err := writeExamplePcap(*pcapOut, res); err != nil {

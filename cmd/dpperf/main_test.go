@@ -75,7 +75,7 @@ func TestBoundGoldenExamples(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
-			args := append([]string{}, c.args...)
+			args := append([]string{"bound", "--naive"}, c.args[1:]...)
 			args[len(args)-1] = built(t, args[len(args)-1])
 			out, errs, code := dpperf(t, args...)
 			if code != 0 {
@@ -95,7 +95,7 @@ func TestBoundGoldenLibXDP(t *testing.T) {
 			continue // fentry/fexit tracing programs only: checked in TestBoundErrors
 		}
 		t.Run(base, func(t *testing.T) {
-			args := []string{"bound", obj}
+			args := []string{"bound", "--naive", obj}
 			if base == "xdp-dispatcher" {
 				args = append(args, "--program", "xdp_dispatcher")
 			}

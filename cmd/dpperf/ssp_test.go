@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/mapstate"
+)
+
+// sspCase runs the search on one program and checks what every search
+// must deliver: a satisfiable path no faster than the naive one, an example
+// packet that tshark reads, map contents in the map-state format, and, on
+// the kernel, the predicted verdict and path at a measured rate no lower
+// than the bound (x86-64 target).
+func sspCase(t *testing.T, obj string, extra ...string) *bound.Result {
+	t.Helper()
+	dir := t.TempDir()
+	pcap, maps := filepath.Join(dir, "ex.pcap"), filepath.Join(dir, "maps.json")
+	args := append([]string{"bound", "--json", "--workers", "1", "--measure", "--target", "x86-64", "--pcap", pcap, "--maps", maps, obj}, extra...)
+	out, errs, code := dpperf(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r bound.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "ssp" || len(r.Paths) != 1 {
+		t.Fatalf("kind %s with %d paths", r.Kind, len(r.Paths))
+	}
+	p := r.Paths[0]
+	if r.Naive == nil || r.Bound.PathRate < r.Naive.PathRate*(1-1e-9) {
+		t.Errorf("SSP path rate %g below the naive %v", r.Bound.PathRate, r.Naive)
+	}
+	if p.Example == nil {
+		t.Fatalf("no example packet")
+	}
+	if p.Example.Length < 60 || p.Example.Length != len(p.Example.Packet)/2 {
+		t.Errorf("example of %d bytes (%d hex digits)", p.Example.Length, len(p.Example.Packet))
+	}
+	if _, err := mapstate.ParseFile(maps); err != nil {
+		t.Errorf("map contents: %v", err)
+	}
+	tshark, err := exec.Command("tshark", "-r", pcap, "-T", "fields", "-e", "frame.len").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	if got := strings.TrimSpace(string(tshark)); got != itoa(p.Example.Length) {
+		t.Errorf("tshark reads frame length %q, want %d", got, p.Example.Length)
+	}
+	m := p.Measured
+	if m == nil {
+		t.Fatal("not measured")
+	}
+	unfillable := strings.Contains(m.Mismatch, "cannot be filled")
+	if !unfillable && (!m.VerdictMatches || !m.PathMatches) {
+		t.Errorf("measured: verdict match %v (kernel %d, interpreter %d, predicted %d), path match %v %s",
+			m.VerdictMatches, m.KernelVerdict, m.InterpVerdict, p.Example.Verdict, m.PathMatches, m.Mismatch)
+	}
+	if unfillable {
+		t.Logf("not replayable: %s", m.Mismatch)
+	} else if m.PacketRate < r.Bound.PathRate {
+		t.Errorf("measured %g pkt/s on one core, below the bound's %g: the bound does not hold", m.PacketRate, r.Bound.PathRate)
+	}
+	return &r
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestBoundSSPExamples(t *testing.T) {
+	for _, name := range []string{"fig2", "parser", "counter", "loop", "call", "legacy"} {
+		t.Run(name, func(t *testing.T) {
+			r := sspCase(t, built(t, name))
+			if name == "fig2" {
+				ex := r.Paths[0].Example
+				if ex.Length != 100 || !strings.Contains(strings.Join(ex.Layers, " "), "IPv6") {
+					t.Errorf("fig2 example: %d bytes, %v; want IPv6 of 100 bytes", ex.Length, ex.Layers)
+				}
+			}
+		})
+	}
+}
+
+func TestBoundSSPLibXDP(t *testing.T) {
+	for _, obj := range testobj.LibXDP(t) {
+		base := strings.TrimSuffix(filepath.Base(obj), ".o")
+		if base == "xdpdump_bpf" {
+			continue
+		}
+		t.Run(base, func(t *testing.T) {
+			var extra []string
+			if base == "xdp-dispatcher" {
+				extra = []string{"--program", "xdp_dispatcher"}
+			}
+			sspCase(t, obj, extra...)
+		})
+	}
+}
+
+// TestBoundStreamExplode: every slow path of explode is contradictory;
+// cut short, the search reports an intermediate bound, and the streamed
+// series improves strictly.
+func TestBoundStreamExplode(t *testing.T) {
+	out, errs, code := dpperf(t, "bound", "--stream", "--time-limit", "3s", built(t, "explode"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var bounds []float64
+	var last streamLine
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l streamLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if l.Type == "progress" {
+			bounds = append(bounds, l.Bound)
+		}
+		last = l
+	}
+	if last.Type != "result" || last.Result == nil {
+		t.Fatalf("last line is not the result")
+	}
+	if len(bounds) < 3 {
+		t.Fatalf("only %d bounds streamed", len(bounds))
+	}
+	for i := 1; i < len(bounds); i++ {
+		if bounds[i] < bounds[i-1] {
+			t.Fatalf("bound fell from %g to %g", bounds[i-1], bounds[i])
+		}
+	}
+	if bounds[len(bounds)-1] <= bounds[0] {
+		t.Fatalf("bound never improved: %v", bounds)
+	}
+	if k := last.Result.Kind; k != "intermediate" && k != "ssp" {
+		t.Fatalf("kind %s", k)
+	}
+	if last.Result.Kind == "intermediate" && last.Result.Bound.PacketRate > bounds[len(bounds)-1]*1.0000001 {
+		t.Fatalf("intermediate bound %g above the last streamed %g", last.Result.Bound.PacketRate, bounds[len(bounds)-1])
+	}
+}
+
+func TestBoundBadSolver(t *testing.T) {
+	_, errs, code := dpperf(t, "bound", "--solver", "/nonexistent/z3", built(t, "fig2"))
+	if code == 0 || !strings.Contains(errs, "not found") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat("/nonexistent/z3"); err == nil {
+		t.Skip("unexpected file")
+	}
+}

@@ -1,0 +1,162 @@
+// Package measure replays the example packets of a bound analysis on the
+// kernel with BPF_PROG_TEST_RUN: it loads the program with the maps the
+// solver asked for, checks that the packet takes the predicted path (the
+// concrete interpreter, itself checked against the kernel, reports the
+// path; the kernel reports the verdict), and times it.
+package measure
+
+import (
+	"encoding/hex"
+
+	"fmt"
+	"github.com/cilium/ebpf"
+	"github.com/dpperf/dpperf/bpfprog"
+	"slices"
+
+	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/testrun"
+)
+
+// Repeat is how many runs one timing takes.
+const Repeat = 200000
+
+// Paths measures every path of r that has an example packet, filling in
+// PathReport.Measured.
+func Paths(g *cfg.Graph, r *bound.Result) error {
+	for i := range r.Paths {
+		pr := &r.Paths[i]
+		if pr.Example == nil {
+			continue
+		}
+		m, err := path(g, pr, pr.Edges)
+		if err != nil {
+			return err
+		}
+		pr.Measured = m
+	}
+	return nil
+}
+
+func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
+	p := g.Prog
+	base, err := mapstate.ObjectDefaults(p)
+	if err != nil {
+		return nil, err
+	}
+	state, unfillable, err := exampleState(p, pr.Example)
+	if err != nil {
+		return nil, err
+	}
+	state = mapstate.Overlay(base, state)
+	ifindex := pr.Example.Ifindex
+	if ifindex == 1 {
+		ifindex = 0 // the loopback device: no context needed
+	}
+	in := testrun.Input{Packet: pr.Example.Raw, Ifindex: ifindex, RxQueue: pr.Example.RxQueue}
+
+	// The path, on the interpreter.
+	it, err := interp.New(p, interp.Options{})
+	if err != nil {
+		return nil, err
+	}
+	maps, err := interp.NewMaps(p, state, interp.MapOptions{})
+	if err != nil {
+		return nil, err
+	}
+	run, err := it.Run(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps)
+	if err != nil {
+		return nil, err
+	}
+	m := &bound.Measured{Repeat: Repeat, InterpVerdict: run.Verdict, Predicted: predicted(g, edges)}
+	m.PathMatches = slices.Equal(run.Path, m.Predicted)
+	if !m.PathMatches {
+		m.Mismatch = firstDifference(g, run.Path, m.Predicted)
+		if len(unfillable) > 0 {
+			m.Mismatch += fmt.Sprintf("; maps %v hold devices or sockets and cannot be filled from bytes", unfillable)
+		}
+	}
+	m.Predicted = nil
+
+	// The verdict and the time, on the kernel.
+	runner, err := testrun.Load(p, state, testrun.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer runner.Close()
+	res, err := runner.Run(in)
+	if err != nil {
+		return nil, err
+	}
+	m.KernelVerdict = res.Verdict
+	if err := runner.Fill(state); err != nil {
+		return nil, err
+	}
+	d, _, err := runner.Time(in, Repeat)
+	if err != nil {
+		return nil, err
+	}
+	m.NsPerPacket = float64(d.Nanoseconds())
+	if d > 0 {
+		m.PacketRate = 1e9 / float64(d.Nanoseconds())
+	}
+	m.VerdictMatches = uint64(m.KernelVerdict) == pr.Example.Verdict&0xffffffff && m.KernelVerdict == m.InterpVerdict
+	return m, nil
+}
+
+// exampleState turns the solver's map contents into a map state. Maps of
+// devices and sockets cannot be filled with bytes; they are left empty and
+// named.
+func exampleState(p *bpfprog.Program, ex *bound.Example) (*mapstate.State, []string, error) {
+	s := mapstate.New()
+	var unfillable []string
+	for _, e := range ex.Maps {
+		if e.Absent {
+			continue
+		}
+		if mp := p.Maps[e.Map]; mp != nil {
+			switch mp.Type {
+			case ebpf.XSKMap, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.SockMap, ebpf.SockHash, ebpf.ProgramArray:
+				unfillable = append(unfillable, e.Map)
+				continue
+			}
+		}
+		key, err := hex.DecodeString(e.Key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Global {
+			key = make([]byte, 4)
+		}
+		val, err := hex.DecodeString(e.Value)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Set(e.Map, mapstate.Entry{Key: key, Value: val})
+	}
+	return s, unfillable, nil
+}
+
+// predicted lists the instructions a path executes.
+func predicted(g *cfg.Graph, edges []int32) []int32 {
+	var out []int32
+	for _, e := range edges {
+		first, last := g.Insns(g.Edges[e].To)
+		for i := first; i <= last; i++ {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+func firstDifference(g *cfg.Graph, got, want []int32) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			loc, _ := g.Prog.Line(int(got[i]))
+			return fmt.Sprintf("after %d instructions the packet ran instruction %d (%s), the prediction %d", i, got[i], loc, want[i])
+		}
+	}
+	return fmt.Sprintf("the packet ran %d instructions, the prediction %d", len(got), len(want))
+}
