@@ -44,7 +44,7 @@ $(BPF_OUT)/test_xdp_noinline.o: build/src/test_xdp_noinline.c build/include/gnu/
 
 run: setup build bpf
 	$(BIN) targets
-	$(BIN) bound --target nfp-agilio-cx --paths 3 $(BPF_OUT)/fig2.o
+	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
 	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 	$(BIN) model estimate examples/model/echo-accel/spec.yaml
 
@@ -57,10 +57,14 @@ unit:
 
 test: setup bpf lint unit
 
-bench: setup bpf
+bench: setup build bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	# 10^6 ordered paths (goal: memory under 512 MiB)
 	/usr/bin/time -f 'max RSS %M KB' $(GO) test ./bound -run '^$$' -bench Enumerate -benchtime 1000000x
+	# time to the naive bound and to the slowest satisfiable path, whole program
+	@for o in $(BPF_OUT)/fig2.o $(BPF_OUT)/parser.o $(BPF_OUT)/counter.o $(BPF_OUT)/explode.o /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_tcp.o; do \
+	  /usr/bin/time -f "naive $$o %e s %M KB" $(BIN) bound --naive $$o >/dev/null; \
+	  /usr/bin/time -f "ssp   $$o %e s %M KB" $(BIN) bound --time-limit 60s $$o >/dev/null; done
 
 fuzz: setup bpf
 	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
