@@ -104,7 +104,7 @@ type PathReport struct {
 	Lines        []SourceLine       `json:"lines"`
 	// Status of a searched path: "satisfiable", or "unknown" (a solver
 	// timeout; taken as possible, which keeps the bound valid).
-	Status      string   `json:"status,omitempty"`
+	Status      string    `json:"status,omitempty"`
 	PacketBytes int       `json:"packet_bytes,omitempty"` // smallest packet that takes the path
 	Example     *Example  `json:"example,omitempty"`
 	Measured    *Measured `json:"measured,omitempty"` // --measure

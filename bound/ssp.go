@@ -217,7 +217,6 @@ func (s *search) stopped() bool {
 	return !ok || key >= s.best
 }
 
-
 // advance takes decided paths in rank order, updating the best
 // satisfiable path and the bound.
 func (s *search) advance() {

@@ -2,6 +2,7 @@ package symex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -99,7 +100,7 @@ func (c *Checker) Notes() []string {
 func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 	if err := c.load(edges); err != nil {
 		var d *deadPrefix
-		if ok := asDead(err, &d); ok {
+		if errors.As(err, &d) {
 			c.Folded++
 			return Outcome{Result: smt.Unsat, Prefix: d.n}, nil
 		}
@@ -238,14 +239,6 @@ func (c *Checker) send(text []string) error {
 type deadPrefix struct{ n int }
 
 func (d *deadPrefix) Error() string { return fmt.Sprintf("prefix of %d edges is infeasible", d.n) }
-
-func asDead(err error, d **deadPrefix) bool {
-	x, ok := err.(*deadPrefix)
-	if ok {
-		*d = x
-	}
-	return ok
-}
 
 // load executes edges symbolically, reusing the states of the longest
 // prefix shared with the previous path, and brings the solver to them.

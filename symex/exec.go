@@ -65,22 +65,10 @@ func (m *machine) body(n cfg.NodeID) error {
 	}
 	for i := blk.First; i <= last; i++ {
 		if err := m.insn(i); err != nil {
-			var u *errUnsupported
-			if ok := asErr(err, &u); ok {
-				return fmt.Errorf("%s: %w", m.where(i), err)
-			}
 			return fmt.Errorf("%s: %w", m.where(i), err)
 		}
 	}
 	return nil
-}
-
-func asErr(err error, u **errUnsupported) bool {
-	e, ok := err.(*errUnsupported)
-	if ok {
-		*u = e
-	}
-	return ok
 }
 
 func (m *machine) insn(i int) error {

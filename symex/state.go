@@ -100,11 +100,7 @@ func (s *state) clone() *state {
 	return &c
 }
 
-// errUnsupported reports an instruction or helper the executor cannot model.
-type errUnsupported struct{ what string }
-
-func (e *errUnsupported) Error() string { return e.what }
-
+// unsupported reports an instruction or helper the executor cannot model.
 func unsupported(format string, args ...any) error {
-	return &errUnsupported{fmt.Sprintf(format, args...)}
+	return fmt.Errorf(format, args...)
 }

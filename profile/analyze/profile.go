@@ -16,15 +16,15 @@ var Percentiles = []float64{10, 50, 70, 80, 90, 95, 99, 99.9}
 
 // Profile is the result of analyzing one trace or one collection run.
 type Profile struct {
-	Schema   string      `json:"schema"`
-	Path     string      `json:"path"`
-	Source   string      `json:"source"`
-	Filter   string      `json:"filter"`
-	Sample   uint32      `json:"sample"`
-	GroupBy  []string    `json:"group_by"`
+	Schema  string   `json:"schema"`
+	Path    string   `json:"path"`
+	Source  string   `json:"source"`
+	Filter  string   `json:"filter"`
+	Sample  uint32   `json:"sample"`
+	GroupBy []string `json:"group_by"`
 	// Contents lists the report parts present (task report.contents);
 	// absent: all of them.
-	Contents Contents `json:"contents,omitempty"`
+	Contents Contents    `json:"contents,omitempty"`
 	Window   Window      `json:"window"`
 	Events   []EventInfo `json:"events"`
 	Counts   Counts      `json:"counts"`
@@ -145,7 +145,7 @@ type Stage struct {
 	Queue       string   `json:"queue"`
 	Cause       string   `json:"cause"`
 	Latency     Dist     `json:"latency"`
-	Share       float64  `json:"share"`        // fraction of the summed end-to-end time
+	Share       float64  `json:"share"`                 // fraction of the summed end-to-end time
 	ArrivalRate float64  `json:"arrival_rate,omitzero"` // requests/s entering the stage
 	Occupancy   float64  `json:"occupancy,omitzero"`    // mean requests in the stage (Little's law)
 }

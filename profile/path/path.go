@@ -51,8 +51,8 @@ type Event struct {
 	// function's arguments: kprobe_events fetch-args, e.g.
 	// cid: "+2(+0($arg1)):u16" (Documentation/trace/kprobetrace.rst).
 	Args map[string]string `yaml:"args,omitempty"`
-	Doc        string   `yaml:"doc,omitempty"`
-	line       int
+	Doc  string            `yaml:"doc,omitempty"`
+	line int
 }
 
 // System and name of the tracepoint ("block", "block_rq_issue"); empty for

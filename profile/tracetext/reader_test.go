@@ -135,8 +135,8 @@ func TestKprobeLines(t *testing.T) {
 		t.Errorf("hex arguments: %+v", evs[1])
 	}
 	for _, bad := range []string{
-		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=2",          // no cid
-		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet] qid=2 cid=25",    // unclosed
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=2",           // no cid
+		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet] qid=2 cid=25",     // unclosed
 		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=70000 cid=1", // out of range
 		"(nvmet_bdev_execute_rw+0x0/0x3a0 [nvmet]) qid=x cid=1",
 	} {
