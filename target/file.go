@@ -35,6 +35,7 @@ type file struct {
 	Helpers     map[string]map[string]costMap    `yaml:"helpers"`
 	Unsupported map[string]string                `yaml:"unsupported"`
 	Estimated   []string                         `yaml:"estimated"`
+	PCV         map[string]map[string]costMap    `yaml:"pcv"`
 }
 
 // costMap is a cost vector written as component name → amount; it keeps
@@ -166,6 +167,15 @@ func (f *file) target() (*Target, error) {
 	}
 	for _, e := range f.Estimated {
 		t.Estimated[e] = true
+	}
+	t.PCV = map[string]map[string]Vec{}
+	for mt, byPCV := range f.PCV {
+		t.PCV[mt] = map[string]Vec{}
+		for name, c := range byPCV {
+			if t.PCV[mt][name], err = vec("pcv."+mt+"."+name, c); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return t, nil
 }

@@ -73,6 +73,11 @@ type Target struct {
 	Source      string
 	Unsupported map[string]string // class/helper → why
 	Estimated   map[string]bool   // costs that are estimates, not measurements
+	// PCV prices performance-critical variables per map type (kernel
+	// naming, as in Helpers) and PCV name (interp/pcv.yaml): the cost each
+	// unit of the variable adds to the helper call, whose own cost is
+	// that with every PCV at 0. Optional; missing PCVs cost nothing.
+	PCV map[string]map[string]Vec
 }
 
 // ComponentIndex returns the index of the named component or -1.
