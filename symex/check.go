@@ -297,3 +297,49 @@ func (c *Checker) load(edges []int32) error {
 	}
 	return nil
 }
+
+// Extend loads a path prefix (edges from the source; the previous prefix's
+// states are reused) and, when its last edge adds a condition, asks the
+// solver whether some input drives the program along it. decided is false
+// when the last edge adds nothing: the prefix is then exactly as feasible
+// as the one before it, which the caller already knows. A condition that
+// folds to false answers Unsat without the solver.
+func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, decided bool, err error) {
+	if err := c.load(edges); err != nil {
+		var d *deadPrefix
+		if errors.As(err, &d) {
+			c.Folded++
+			return smt.Unsat, true, nil
+		}
+		return smt.Unknown, false, err
+	}
+	n := len(edges)
+	if n == 0 || !c.levels[n-1].asserts {
+		return smt.Unknown, false, nil
+	}
+	if c.knownSat >= n {
+		return smt.Sat, true, nil
+	}
+	start := time.Now()
+	res, err = c.checkAt(ctx, n, 0)
+	c.PathTime += time.Since(start)
+	if res == smt.Sat {
+		c.knownSat = n
+	}
+	return res, true, err
+}
+
+// Load executes edges symbolically without asking the solver, so that
+// Text describes them. A prefix that folds to false is an error.
+func (c *Checker) Load(edges []int32) error { return c.load(edges) }
+
+// Text returns the SMT commands of the first n edges of the loaded path,
+// one slice per edge: declarations, definitions, assertions and the
+// comments that say what a name stands for (see Describe).
+func (c *Checker) Text(n int) [][]string {
+	out := make([][]string, min(n, len(c.levels)))
+	for i := range out {
+		out[i] = c.levels[i].text
+	}
+	return out
+}

@@ -35,6 +35,7 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 	case asm.FnMapUpdateElem, asm.FnMapDeleteElem:
 		m.forget(r(asm.R1))
 		res = m.status("e")
+		m.describe("call", res.off, fn, r(asm.R1))
 	case asm.FnKtimeGetNs, asm.FnKtimeGetBootNs, asm.FnKtimeGetCoarseNs, asm.FnJiffies64, asm.FnKtimeGetTaiNs:
 		res = scalar(b.fresh(64, "time"))
 	case asm.FnGetPrandomU32, asm.FnGetSmpProcessorId, asm.FnGetNumaNodeId:
@@ -72,11 +73,26 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 		}
 		res = scalar(b.fresh(64, "r"))
 	}
+	if !res.isPtr() && !res.off.known && fn != asm.FnMapUpdateElem && fn != asm.FnMapDeleteElem {
+		m.describe("call", res.off, fn, r(asm.R1))
+	}
 	for a := asm.R1; a <= asm.R5; a++ {
 		st.regs[a] = scalar(konst(64, 0))
 	}
 	st.regs[asm.R0] = res
 	return nil
+}
+
+// describe writes a comment that tells readers of the SMT text what a name
+// stands for: "; @call NAME HELPER [MAP]" for a helper's result, and
+// "; @lookup FOUND MAP KEY VALUE" for a map lookup (the Bool that it found
+// an element, the key term and the value's byte array).
+func (m *machine) describe(kind string, t term, fn asm.BuiltinFunc, mp value) {
+	line := "; @" + kind + " " + t.s + " " + fn.String()
+	if mp.reg == regMap && mp.obj >= 0 && mp.obj < len(m.g.Maps) && m.g.Maps[mp.obj] != nil {
+		line += " " + m.g.Maps[mp.obj].Name
+	}
+	m.b.emit(line)
 }
 
 // status is a helper result that is 0 on success or a negative errno.
@@ -133,6 +149,9 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 func (m *machine) newObject(mapIdx, size int, key, found term) value {
 	arr := m.b.name("v")
 	m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+	if mapIdx >= 0 && key.w > 0 {
+		m.b.emit("; @lookup " + found.s + " " + m.g.Maps[mapIdx].Name + " " + key.s + " " + arr)
+	}
 	m.st.objs = append(m.st.objs, object{mapIdx: mapIdx, size: size, init: arr, arr: arr, key: key, found: found})
 	v := pointer(regObj, len(m.st.objs)-1, konst(64, 0))
 	v.null = m.b.not(found)

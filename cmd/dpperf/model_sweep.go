@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/fail"
@@ -118,27 +116,8 @@ func writeSweepText(w io.Writer, r *sweep.Result, simulated bool) error {
 // writeFileAtomic writes data to a temporary file beside name and renames
 // it into place, so a reader never sees a partial file.
 func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".dpperf-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Rename(f.Name(), name); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return writeAtomically(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

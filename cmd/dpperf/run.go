@@ -22,6 +22,7 @@ func commands() []command {
 	return []command{
 		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
 		{"targets", "list the cost-model targets for bound", runTargets},
+		{"interface", "performance interface of an eBPF/XDP program: cost per input class", runInterface},
 		{"model", "analytical model of SmartNIC/offload pipelines", runModel},
 		{"record", "record traces (CTF, pcapng, kernel tracepoints) and analyze them", runRecord},
 		{"trace", "analyze a recording: checkpoints, RPC round trips, thread states, queue fill", runTrace},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record/analyze"
@@ -66,20 +65,10 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 
 // writePerfetto exports through a temporary file renamed into place.
 func writePerfetto(name, dir, path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("%s: perfetto export: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := analyze.ExportPerfetto(dir, tmp); err != nil {
-		tmp.Close()
-		return fail.Input("", fmt.Errorf("%s: perfetto export: %w", name, err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: perfetto export: %w", name, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("%s: perfetto export: %w", name, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomically(path, func(w io.Writer) error {
+		if _, err := analyze.ExportPerfetto(dir, w); err != nil {
+			return fail.Input("", fmt.Errorf("%s: perfetto export: %w", name, err))
+		}
+		return nil
+	})
 }

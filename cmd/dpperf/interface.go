@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"flag"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/perfiface"
+	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
+	"github.com/dpperf/dpperf/target"
+)
+
+// ifaceFlags are the flags every interface subcommand shares: what to
+// analyse and how.
+type ifaceFlags struct {
+	progName, tgt, metric, solver string
+	unroll, workers, maxPaths     int
+	lb                            loopBounds
+	timeout, timeLimit            time.Duration
+}
+
+func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
+	f := &ifaceFlags{lb: loopBounds{}}
+	fs.StringVar(&f.progName, "program", "", "program `NAME` in the object (needed when it holds several)")
+	fs.StringVar(&f.metric, "metric", "insns", "`METRIC`: insns (BPF instructions, exact), mem (memory accesses) or cost (under --target)")
+	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME` or file for --metric cost and for PCV formulas")
+	fs.IntVar(&f.unroll, "unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
+	fs.Var(f.lb, "loop-bound", "bound one loop: `LOC=N` (prog.c:42 or insn:INDEX); repeatable")
+	fs.IntVar(&f.workers, "workers", 0, "solver processes exploring in parallel (0: one per CPU)")
+	fs.StringVar(&f.solver, "solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND`")
+	fs.DurationVar(&f.timeout, "solver-timeout", 2*time.Second, "per-query solver `TIMEOUT`; an undecided branch is kept as possibly feasible")
+	fs.IntVar(&f.maxPaths, "max-paths", 100000, "stop after `N` feasible paths")
+	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop exploring after `DURATION`")
+	return f
+}
+
+// analyse loads, explores and prices one object.
+func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer) (*perfiface.Interface, error) {
+	prog, err := bpfprog.LoadFile(path, f.progName)
+	if err != nil {
+		return nil, err
+	}
+	switch prog.Type {
+	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
+	default:
+		return nil, fail.Inputf(prog.File, "program %s is of type %s; interface analyses packet programs (XDP, TC)", prog.Name, prog.Type)
+	}
+	var t *target.Target
+	if f.metric == perfiface.MetricCost || f.tgt != "" {
+		if t, err = target.Load(f.tgt); err != nil {
+			return nil, err
+		}
+	}
+	g, err := cfg.Build(prog, cfg.Options{Unroll: f.unroll, LoopBounds: f.lb})
+	if err != nil {
+		return nil, err
+	}
+	workers := f.workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths,
+		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}}
+	if isTerminal(stderr) {
+		opts.Progress = func(p perfiface.Progress) {
+			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided), %d branches refuted, %d checks, %.1fs   ",
+				prog.Name, p.Paths, p.Unknown, p.Infeasible, p.Checks, p.Elapsed.Seconds())
+		}
+	}
+	ectx := ctx
+	if f.timeLimit > 0 {
+		var cancel context.CancelFunc
+		ectx, cancel = context.WithTimeout(ctx, f.timeLimit)
+		defer cancel()
+	}
+	ex, err := perfiface.Explore(ectx, g, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return perfiface.Build(ex, f.metric, t, path+" ("+prog.Name+")")
+}
+
+func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("interface", "interface [flags] OBJECT.o", stderr)
+	f := addIfaceFlags(fs)
+	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact)")
+	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
+	asJSON := fs.Bool("json", false, "write the interface as JSON (schema: perfiface/json.md)")
+	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fail.Usagef("interface: want one object file, got %d arguments", len(pos))
+	}
+	if *res < 0 {
+		return fail.Usagef("interface: --resolution must not be negative")
+	}
+	it, err := f.analyse(ctx, pos[0], stderr)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	view := it.View(max(*res, 1e-9))
+	switch {
+	case *asJSON:
+		err = it.WriteJSON(w, view, *thresholds)
+	case *thresholds:
+		err = writeThresholds(w, it)
+	default:
+		err = it.Python(w, view)
+	}
+	if err == nil && *dot != "" {
+		err = writeAtomically(*dot, func(fw io.Writer) error {
+			bw := bufio.NewWriter(fw)
+			if err := it.Dot(bw, view); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func writeThresholds(w io.Writer, it *perfiface.Interface) error {
+	fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
+	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
+	for _, t := range it.Thresholds() {
+		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimNum(t.Value), t.Classes, t.Lines)
+	}
+	return nil
+}
+
+func trimNum(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") }

@@ -1,0 +1,278 @@
+package perfiface
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dpperf/dpperf/cfg"
+)
+
+// Cond is the condition under which a branch goes to its Then side.
+type Cond struct {
+	Insn   int    // the branch instruction (the last one of its block)
+	Kind   string // the Then edge's kind ("taken", "not-taken", ...)
+	Source string // source location and text of the branch, when the object has line info
+	SMT    string // the condition as the solver sees it (names expanded a few levels)
+	expr   *rx    // nil when the text could not be read
+}
+
+// newCond reads the condition that the last edge of prefix asserts from
+// the SMT text of the prefix (one slice of commands per edge).
+func newCond(g *cfg.Graph, prefix []int32, text [][]string) *Cond {
+	e := g.Edges[prefix[len(prefix)-1]]
+	c := &Cond{Insn: -1, Kind: e.Kind.String()}
+	if _, last := g.Insns(e.From); last >= 0 {
+		c.Insn = last
+		if loc, src := g.Prog.Line(last); loc != "" {
+			c.Source = loc
+			if src = strings.TrimSpace(src); src != "" {
+				c.Source += ": " + src
+			}
+		}
+	}
+	if len(text) == 0 {
+		return c
+	}
+	var assert string
+	for _, line := range text[len(text)-1] {
+		if strings.HasPrefix(line, "(assert ") {
+			assert = line
+			break
+		}
+	}
+	if assert == "" {
+		return c
+	}
+	t := newTranslator(text)
+	s, err := parseSX(assert)
+	if err != nil || len(s.list) != 2 {
+		return c
+	}
+	c.SMT = t.expand(s.list[1], 2).String()
+	c.expr = normalize(t.conv(s.list[1]))
+	return c
+}
+
+// lookupNote is what an "; @lookup" comment says of a map lookup.
+type lookupNote struct{ found, mapName, key, arr string }
+
+type translator struct {
+	defs    map[string]*sx
+	raw     map[string]string
+	lookups map[string]lookupNote // by found Bool and by value array
+	calls   map[string][]string   // result name → helper, map
+	memo    map[string]*rx
+}
+
+func newTranslator(text [][]string) *translator {
+	t := &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
+		calls: map[string][]string{}, memo: map[string]*rx{}}
+	for _, level := range text {
+		for _, line := range level {
+			switch {
+			case strings.HasPrefix(line, "(define-fun "):
+				name, _, _ := strings.Cut(line[len("(define-fun "):], " ")
+				t.raw[name] = line
+			case strings.HasPrefix(line, "; @lookup "):
+				f := strings.Fields(line[len("; @lookup "):])
+				if len(f) == 4 {
+					n := lookupNote{found: f[0], mapName: f[1], key: f[2], arr: f[3]}
+					t.lookups[f[0]], t.lookups[f[3]] = n, n
+				}
+			case strings.HasPrefix(line, "; @call "):
+				f := strings.Fields(line[len("; @call "):])
+				if len(f) >= 2 {
+					t.calls[f[0]] = f[1:]
+				}
+			}
+		}
+	}
+	return t
+}
+
+// def returns the parsed definition of a name.
+func (t *translator) def(name string) (*sx, bool) {
+	if d, ok := t.defs[name]; ok {
+		return d, true
+	}
+	line, ok := t.raw[name]
+	if !ok {
+		return nil, false
+	}
+	s, err := parseSX(line)
+	if err != nil || len(s.list) != 5 {
+		return nil, false
+	}
+	t.defs[name] = s.list[4]
+	return s.list[4], true
+}
+
+// expand substitutes definitions depth levels deep, for the SMT field.
+func (t *translator) expand(s *sx, depth int) *sx {
+	if s.isAtom() {
+		if d, ok := t.def(s.atom); ok && depth > 0 {
+			return t.expand(d, depth-1)
+		}
+		return s
+	}
+	out := &sx{list: make([]*sx, len(s.list))}
+	for i, e := range s.list {
+		out.list[i] = t.expand(e, depth)
+	}
+	return out
+}
+
+var smtOps = map[string]string{"=": "==", "distinct": "!=", "bvult": "<", "bvule": "<=", "bvugt": ">",
+	"bvuge": ">=", "bvslt": "s<", "bvsle": "s<=", "bvsgt": "s>", "bvsge": "s>=", "bvand": "&", "bvor": "|",
+	"bvxor": "^", "bvadd": "+", "bvsub": "-", "bvmul": "*", "bvudiv": "/", "bvurem": "%", "bvsdiv": "/",
+	"bvsrem": "%", "bvshl": "<<", "bvlshr": ">>", "bvashr": "s>>", "and": "and", "or": "or"}
+
+var boolOps = map[string]bool{"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
+	"s<": true, "s<=": true, "s>": true, "s>=": true, "and": true, "or": true}
+
+// conv turns an SMT term into an rx.
+func (t *translator) conv(s *sx) *rx {
+	if s.isAtom() {
+		return t.atom(s.atom)
+	}
+	h := s.head()
+	args := s.list[1:]
+	switch h {
+	case "_": // (_ bvN W)
+		if len(s.list) == 3 && strings.HasPrefix(s.list[1].atom, "bv") {
+			c, _ := strconv.ParseUint(s.list[1].atom[2:], 10, 64)
+			w, _ := strconv.Atoi(s.list[2].atom)
+			return kx(w, c)
+		}
+	case "select":
+		if len(args) == 2 {
+			return t.sel(args[0], args[1])
+		}
+	case "concat":
+		return t.concat(args)
+	case "extract":
+		if ix := s.index(); len(ix) == 2 && len(args) == 1 {
+			return extract(t.conv(args[0]), ix[0], ix[1])
+		}
+	case "zero_extend":
+		if ix := s.index(); len(ix) == 1 && len(args) == 1 {
+			a := *t.conv(args[0])
+			if a.isConst() {
+				return kx(a.w+ix[0], a.c)
+			}
+			a.w += ix[0]
+			return &a
+		}
+	case "not":
+		if len(args) == 1 {
+			return negate(t.conv(args[0]))
+		}
+	case "ite":
+		if len(args) == 3 {
+			x, y := t.conv(args[1]), t.conv(args[2])
+			return &rx{op: "ite", w: x.w, args: []*rx{t.conv(args[0]), x, y}}
+		}
+	}
+	op, ok := smtOps[h]
+	if !ok {
+		op = strings.TrimPrefix(h, "bv")
+	}
+	r := &rx{op: op, w: 1}
+	for _, a := range args {
+		r.args = append(r.args, t.conv(a))
+	}
+	if !boolOps[op] && len(r.args) > 0 {
+		r.w = r.args[0].w
+	}
+	return simplify(r)
+}
+
+func (t *translator) atom(a string) *rx {
+	if r, ok := t.memo[a]; ok {
+		return r
+	}
+	var r *rx
+	switch {
+	case strings.HasPrefix(a, "#x"):
+		c, _ := strconv.ParseUint(a[2:], 16, 64)
+		r = kx(4*(len(a)-2), c)
+	case strings.HasPrefix(a, "#b"):
+		c, _ := strconv.ParseUint(a[2:], 2, 64)
+		r = kx(len(a)-2, c)
+	case a == "true":
+		r = kx(1, 1)
+	case a == "false":
+		r = kx(1, 0)
+	case a == "len":
+		r = vx(64, "pkt.len")
+	case a == "ifindex":
+		r = vx(32, "ctx.ingress_ifindex")
+	case a == "rxq":
+		r = vx(32, "ctx.rx_queue_index")
+	default:
+		if n, ok := t.lookups[a]; ok && n.found == a {
+			key := vx(64, "key")
+			if k, ok := t.keyTerm(n.key); ok {
+				key = k
+			}
+			r = &rx{op: opContains, w: 1, name: n.mapName, args: []*rx{key}}
+		} else if c, ok := t.calls[a]; ok {
+			r = vx(64, callName(c))
+		} else if d, ok := t.def(a); ok {
+			r = t.conv(d)
+		} else {
+			r = vx(64, a)
+		}
+	}
+	t.memo[a] = r
+	return r
+}
+
+func (t *translator) keyTerm(name string) (*rx, bool) {
+	if strings.HasPrefix(name, "#x") || strings.HasPrefix(name, "(") {
+		s, err := parseSX(name)
+		if err != nil {
+			return nil, false
+		}
+		return t.conv(s), true
+	}
+	return t.atom(name), true
+}
+
+// callName names a helper's result: "now()" for the clock, "random()",
+// "flows.update()" for a map update's status.
+func callName(c []string) string {
+	fn := strings.TrimPrefix(c[0], "Fn")
+	switch fn {
+	case "KtimeGetNs", "KtimeGetBootNs", "KtimeGetCoarseNs", "KtimeGetTaiNs", "Jiffies64":
+		return "now()"
+	case "GetPrandomU32":
+		return "random()"
+	case "GetSmpProcessorId":
+		return "cpu()"
+	case "MapUpdateElem", "MapDeleteElem":
+		op := "update"
+		if fn == "MapDeleteElem" {
+			op = "delete"
+		}
+		if len(c) > 1 {
+			return c[1] + "." + op + "()"
+		}
+		return op + "()"
+	}
+	return snakeName(fn) + "()"
+}
+
+func snakeName(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

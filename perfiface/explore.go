@@ -1,0 +1,314 @@
+package perfiface
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
+)
+
+// ExploreOptions configure the path exploration.
+type ExploreOptions struct {
+	Check   symex.Options
+	Workers int // solver processes; default 1
+	// MaxPaths stops the exploration after this many feasible paths (0:
+	// no limit); the result is then marked truncated.
+	MaxPaths int
+	// Progress, if set, is called about every 200 ms during the search.
+	Progress func(Progress)
+}
+
+// Progress reports the state of an exploration.
+type Progress struct {
+	Paths      int // feasible paths found (including possibly feasible)
+	Unknown    int // of which the solver could not decide
+	Infeasible int // branches refuted
+	Checks     int // solver checks
+	Elapsed    time.Duration
+}
+
+// Node is a node of the decision tree: a branch whose both sides are
+// feasible, or a leaf (one path).
+type Node struct {
+	// Branch point: the graph edges of the two sides (Then is the jump
+	// taken), the condition under which Then runs and the solver's SMT text
+	// of the prefix up to it.
+	Then, Else *Node
+	Cond       *Cond
+	// Leaf: the index of its path in Exploration.Paths.
+	Path int
+}
+
+// Leaf reports whether n is a leaf.
+func (n *Node) Leaf() bool { return n.Cond == nil }
+
+// Path is one feasible source-to-sink path.
+type Path struct {
+	Edges []int32
+	// Unknown is set when the solver could not decide a condition on the
+	// path: it may be infeasible.
+	Unknown bool
+}
+
+// Exploration is the result of exploring a program.
+type Exploration struct {
+	G         *cfg.Graph
+	Root      *Node // nil when no path is feasible
+	Paths     []Path
+	Truncated bool // stopped at MaxPaths or by the context
+	Progress  Progress
+	Notes     []string // over-approximations of the symbolic executor
+}
+
+// errLimit stops the workers when MaxPaths is reached.
+var errLimit = errors.New("path limit reached")
+
+type explorer struct {
+	g     *cfg.Graph
+	out   [][]int32
+	opts  ExploreOptions
+	pool  chan *symex.Checker
+	start time.Time
+
+	mu    sync.Mutex
+	paths []Path
+	notes map[string]bool
+
+	unknown, infeasible, checks atomic.Int64
+	limitHit                    atomic.Bool
+}
+
+// Explore finds every feasible path of g and builds their decision tree.
+// It stops early, with the paths found so far and Truncated set, when the
+// context ends or MaxPaths is reached.
+func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Exploration, error) {
+	workers := max(opts.Workers, 1)
+	x := &explorer{g: g, out: g.OutEdges(), opts: opts, pool: make(chan *symex.Checker, workers),
+		start: time.Now(), notes: map[string]bool{}}
+	var checkers []*symex.Checker
+	defer func() {
+		for _, c := range checkers {
+			c.Close()
+		}
+	}()
+	for range workers {
+		c, err := symex.NewChecker(g, opts.Check)
+		if err != nil {
+			return nil, err
+		}
+		checkers = append(checkers, c)
+	}
+	for _, c := range checkers[1:] {
+		x.pool <- c
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopProgress := x.report(sctx)
+	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat)
+	stopProgress()
+	truncated := false
+	if err != nil {
+		if !errors.Is(err, errLimit) && ctx.Err() == nil {
+			return nil, err
+		}
+		truncated = true
+		root = nil // a partial tree would mislead; the paths stand alone
+	}
+	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, Progress: x.progress()}
+	for _, c := range checkers {
+		for _, n := range c.Notes() {
+			x.notes[n] = true
+		}
+	}
+	for n := range x.notes {
+		ex.Notes = append(ex.Notes, n)
+	}
+	slices.Sort(ex.Notes)
+	if root != nil {
+		renumber(ex)
+	}
+	return ex, nil
+}
+
+func (x *explorer) progress() Progress {
+	x.mu.Lock()
+	n := len(x.paths)
+	x.mu.Unlock()
+	return Progress{Paths: n, Unknown: int(x.unknown.Load()), Infeasible: int(x.infeasible.Load()),
+		Checks: int(x.checks.Load()), Elapsed: time.Since(x.start)}
+}
+
+func (x *explorer) report(ctx context.Context) (stop func()) {
+	if x.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				x.opts.Progress(x.progress())
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// extend adds edge e to prefix on checker c and decides the new prefix,
+// inheriting the parent's answer when the edge adds no condition.
+func (x *explorer) extend(ctx context.Context, c *symex.Checker, prefix []int32, parent smt.Result) (smt.Result, error) {
+	before := c.Checks
+	res, decided, err := c.Extend(ctx, prefix)
+	x.checks.Add(int64(c.Checks - before))
+	if err != nil {
+		return smt.Unknown, err
+	}
+	if !decided {
+		return parent, nil
+	}
+	switch res {
+	case smt.Unsat:
+		x.infeasible.Add(1)
+	case smt.Unknown:
+		if parent != smt.Unknown {
+			x.unknown.Add(1)
+		}
+	}
+	return res, nil
+}
+
+// dfs explores the subtree below a feasible prefix ending at node.
+func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result) (*Node, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if node == x.g.Sink {
+			return x.leaf(prefix, res)
+		}
+		outs := x.out[node]
+		if len(outs) == 1 {
+			prefix = append(prefix, outs[0])
+			r, err := x.extend(ctx, c, prefix, res)
+			if err != nil || r == smt.Unsat {
+				return nil, err
+			}
+			res, node = r, x.g.Edges[outs[0]].To
+			continue
+		}
+		return x.branch(ctx, c, prefix, node, res)
+	}
+}
+
+// branch explores the sides of a node with several out-edges. When a
+// solver is idle, the second side goes to it in parallel.
+func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result) (*Node, error) {
+	outs := x.out[node]
+	kids := make([]*Node, len(outs))
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	for i, e := range outs {
+		p := append(slices.Clip(prefix), e)
+		run := func(c *symex.Checker) {
+			r, err := x.extend(ctx, c, p, res)
+			if err == nil && r != smt.Unsat {
+				kids[i], err = x.dfs(ctx, c, p, x.g.Edges[e].To, r)
+			}
+			errs[i] = err
+		}
+		if i < len(outs)-1 {
+			select {
+			case c2 := <-x.pool:
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					run(c2)
+					x.pool <- c2
+				}()
+				continue
+			default:
+			}
+		}
+		run(c)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Join the feasible sides: a chain of two-way decisions, the first
+	// out-edge's condition deciding between it and the rest.
+	var out *Node
+	for i := len(outs) - 1; i >= 0; i-- {
+		if kids[i] == nil {
+			continue
+		}
+		if out == nil {
+			out = kids[i]
+			continue
+		}
+		cond, err := x.describe(ctx, c, append(slices.Clip(prefix), outs[i]))
+		if err != nil {
+			return nil, err
+		}
+		out = &Node{Cond: cond, Then: kids[i], Else: out}
+	}
+	return out, nil
+}
+
+func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.opts.MaxPaths > 0 && len(x.paths) >= x.opts.MaxPaths {
+		x.limitHit.Store(true)
+		return nil, errLimit
+	}
+	x.paths = append(x.paths, Path{Edges: slices.Clone(prefix), Unknown: res == smt.Unknown})
+	return &Node{Path: len(x.paths) - 1}, nil
+}
+
+// describe loads a prefix whose last edge is a branch side and turns its
+// condition into a Cond.
+func (x *explorer) describe(ctx context.Context, c *symex.Checker, prefix []int32) (*Cond, error) {
+	if err := c.Load(prefix); err != nil {
+		return nil, fmt.Errorf("describing a branch: %w", err)
+	}
+	return newCond(x.g, prefix, c.Text(len(prefix))), nil
+}
+
+// renumber orders the paths as the tree's leaves appear, then-side first,
+// so that path numbers do not depend on the workers' timing.
+func renumber(ex *Exploration) {
+	var order []int
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Leaf() {
+			order = append(order, n.Path)
+			n.Path = len(order) - 1
+			return
+		}
+		walk(n.Then)
+		walk(n.Else)
+	}
+	walk(ex.Root)
+	paths := make([]Path, len(order))
+	for i, old := range order {
+		paths[i] = ex.Paths[old]
+	}
+	ex.Paths = paths
+}

@@ -1,0 +1,195 @@
+package perfiface
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/target"
+)
+
+// Metric names.
+const (
+	MetricInsns = "insns" // BPF instructions executed
+	MetricMem   = "mem"   // memory accesses (loads and stores)
+	MetricCost  = "cost"  // cost under a target, in its first component's unit
+)
+
+// Interface is the general-case performance interface of a program for
+// one metric: the decision tree of its feasible paths, each with a
+// formula.
+type Interface struct {
+	Program string   // what was analysed, for headers
+	Metric  string   //
+	Unit    string   // "instructions", "accesses", or the target's unit
+	Target  string   // for MetricCost
+	Paths   []PathInfo
+	Root    *Node
+	PCVs    []PCV
+	Notes   []string // over-approximations; an interface built on them may list infeasible classes
+	Partial bool     // the exploration stopped early: the tree is missing
+
+	prog  *bpfprog.Program
+	stats map[*Node]*spread
+	texts map[*Cond]condText
+	negs  map[*Cond]*Cond
+}
+
+// PathInfo is one path of an Interface.
+type PathInfo struct {
+	Metrics
+	Value   Formula `json:"value"`             // the metric as a formula
+	Unknown bool    `json:"unknown,omitempty"` // the solver could not rule it out
+	Edges   []int32 `json:"-"`
+}
+
+// spread summarises the formulas of a subtree: the range of the constants
+// and of each coefficient.
+type spread struct {
+	lo, hi   float64
+	coef     map[string][2]float64
+	paths    int
+	possible bool // some path is certainly feasible
+}
+
+// width is the subtree's merge threshold: how far apart two of its paths'
+// costs can be, with every PCV at 1.
+func (s *spread) width() float64 {
+	w := s.hi - s.lo
+	for _, r := range s.coef {
+		w += r[1] - r[0]
+	}
+	return w
+}
+
+// mid is the formula in the middle of the ranges: within width/2 of every
+// path of the subtree.
+func (s *spread) mid() Formula {
+	f := Formula{Const: (s.lo + s.hi) / 2}
+	for v, r := range s.coef {
+		if c := (r[0] + r[1]) / 2; c != 0 {
+			f.Terms = append(f.Terms, Term{Coef: c, Var: v})
+		}
+	}
+	sort.Slice(f.Terms, func(i, j int) bool { return f.Terms[i].Var < f.Terms[j].Var })
+	return f
+}
+
+// Build prices the paths of an exploration for a metric; t is required
+// for MetricCost and gives the PCV terms.
+func Build(ex *Exploration, metric string, t *target.Target, program string) (*Interface, error) {
+	it := &Interface{Program: program, Metric: metric, Root: ex.Root, Notes: ex.Notes, Partial: ex.Truncated,
+		prog: ex.G.Prog, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
+	switch metric {
+	case MetricInsns:
+		it.Unit = "instructions"
+	case MetricMem:
+		it.Unit = "accesses"
+	case MetricCost:
+		if t == nil {
+			return nil, fmt.Errorf("metric cost needs a target")
+		}
+		it.Target = t.Name
+		it.Unit = t.Components[0].Unit
+	default:
+		return nil, fmt.Errorf("unknown metric %q (insns, mem, cost)", metric)
+	}
+	m := newMeasurer(ex.G, t)
+	for _, p := range ex.Paths {
+		pi := PathInfo{Metrics: m.metrics(p.Edges), Unknown: p.Unknown, Edges: p.Edges}
+		switch metric {
+		case MetricInsns:
+			pi.Value = Constant(float64(pi.Insns))
+		case MetricMem:
+			pi.Value = Constant(float64(pi.Mem()))
+		default:
+			pi.Value = pi.Cost
+		}
+		it.Paths = append(it.Paths, pi)
+	}
+	for _, p := range m.pcvs {
+		it.PCVs = append(it.PCVs, p)
+	}
+	sort.Slice(it.PCVs, func(i, j int) bool { return it.PCVs[i].Var < it.PCVs[j].Var })
+	if it.Root != nil {
+		it.summarise(it.Root)
+	}
+	return it, nil
+}
+
+func (it *Interface) summarise(n *Node) *spread {
+	if n.Leaf() {
+		p := it.Paths[n.Path]
+		s := &spread{lo: p.Value.Const, hi: p.Value.Const, coef: map[string][2]float64{}, paths: 1, possible: !p.Unknown}
+		for _, t := range p.Value.Terms {
+			s.coef[t.Var] = [2]float64{t.Coef, t.Coef}
+		}
+		it.stats[n] = s
+		return s
+	}
+	a, b := it.summarise(n.Then), it.summarise(n.Else)
+	s := &spread{lo: math.Min(a.lo, b.lo), hi: math.Max(a.hi, b.hi), coef: map[string][2]float64{},
+		paths: a.paths + b.paths, possible: a.possible || b.possible}
+	for _, x := range []*spread{a, b} {
+		for v, r := range x.coef {
+			if _, ok := s.coef[v]; !ok {
+				s.coef[v] = r
+			}
+		}
+	}
+	for v := range s.coef {
+		ra, oka := a.coef[v]
+		rb, okb := b.coef[v]
+		if !oka {
+			ra = [2]float64{0, 0}
+		}
+		if !okb {
+			rb = [2]float64{0, 0}
+		}
+		s.coef[v] = [2]float64{math.Min(ra[0], rb[0]), math.Max(ra[1], rb[1])}
+	}
+	it.stats[n] = s
+	return s
+}
+
+// Threshold is one resolution at which the interface changes: at any
+// resolution above Value (and up to the next threshold) it has Classes
+// leaves and Lines lines of Python.
+type Threshold struct {
+	Value   float64 `json:"value"`
+	Classes int     `json:"classes"`
+	Lines   int     `json:"lines"`
+}
+
+// Thresholds returns the minimal set of resolution thresholds: the
+// distinct merge thresholds of the tree's branch nodes, with the
+// interface size just above each, and first the exact interface
+// (resolution 0+: only equal costs merge).
+func (it *Interface) Thresholds() []Threshold {
+	if it.Root == nil {
+		return nil
+	}
+	vals := []float64{0}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n.Leaf() {
+			return
+		}
+		if w := it.stats[n].width(); w > 0 {
+			vals = append(vals, w)
+		}
+		walk(n.Then)
+		walk(n.Else)
+	}
+	walk(it.Root)
+	sort.Float64s(vals)
+	vals = slices.Compact(vals)
+	out := make([]Threshold, 0, len(vals))
+	for _, v := range vals {
+		view := it.View(math.Nextafter(v, math.Inf(1)))
+		out = append(out, Threshold{Value: v, Classes: view.classes(), Lines: it.pythonLines(view)})
+	}
+	return out
+}

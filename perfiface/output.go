@@ -1,0 +1,78 @@
+package perfiface
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// JSON is the machine-readable form of an interface; json.md documents it.
+type JSON struct {
+	Program    string      `json:"program"`
+	Metric     string      `json:"metric"`
+	Unit       string      `json:"unit"`
+	Target     string      `json:"target,omitempty"`
+	Resolution float64     `json:"resolution"`
+	Partial    bool        `json:"partial,omitempty"`
+	PCVs       []PCV       `json:"pcvs"`
+	Notes      []string    `json:"notes"`
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+	Paths      []PathInfo  `json:"paths"`
+	Tree       *VNode      `json:"tree"`
+}
+
+// WriteJSON writes the interface at a view's resolution, with every path,
+// and the thresholds when asked (they cost one view each).
+func (it *Interface) WriteJSON(w io.Writer, v *View, thresholds bool) error {
+	j := JSON{Program: it.Program, Metric: it.Metric, Unit: it.Unit, Target: it.Target, Resolution: v.Resolution,
+		Partial: it.Partial, PCVs: it.PCVs, Notes: it.Notes, Paths: it.Paths, Tree: v.Root}
+	if j.PCVs == nil {
+		j.PCVs = []PCV{}
+	}
+	if j.Notes == nil {
+		j.Notes = []string{}
+	}
+	if j.Paths == nil {
+		j.Paths = []PathInfo{}
+	}
+	if thresholds {
+		j.Thresholds = it.Thresholds()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
+
+// Dot writes a view's decision tree in Graphviz form: tests as boxes with
+// yes/no edges, classes as ellipses with their formula.
+func (it *Interface) Dot(w io.Writer, v *View) error {
+	var b strings.Builder
+	b.WriteString("digraph interface {\n  node [fontname=\"monospace\", fontsize=10];\n")
+	fmt.Fprintf(&b, "  label=%s; labelloc=t;\n", strconv.Quote(it.Program+" — "+it.metricTitle()))
+	n := 0
+	var walk func(x *VNode) int
+	walk = func(x *VNode) int {
+		id := n
+		n++
+		if x.leaf() {
+			label := x.Value.String()
+			if note := strings.TrimPrefix(leafNote(x), "  # "); note != "" {
+				label += "\n" + note
+			}
+			fmt.Fprintf(&b, "  n%d [shape=ellipse, label=%s];\n", id, strconv.Quote(label))
+			return id
+		}
+		fmt.Fprintf(&b, "  n%d [shape=box, label=%s];\n", id, strconv.Quote(x.Test))
+		t, e := walk(x.Then), walk(x.Else)
+		fmt.Fprintf(&b, "  n%d -> n%d [label=\"yes\"];\n  n%d -> n%d [label=\"no\", style=dashed];\n", id, t, id, e)
+		return id
+	}
+	if v.Root != nil {
+		walk(v.Root)
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,140 @@
+package perfiface
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dpperf/dpperf/target"
+)
+
+// metricTitle describes a metric for headers.
+func (it *Interface) metricTitle() string {
+	switch it.Metric {
+	case MetricInsns:
+		return "BPF instructions"
+	case MetricMem:
+		return "memory accesses (BPF loads and stores)"
+	}
+	return fmt.Sprintf("cost in %s under target %s", it.Unit, it.Target)
+}
+
+// Python writes a view as a Python function, the form users of the
+// original tool know: nested ifs over packet fields and map membership
+// that return the cost of the input's class.
+func (it *Interface) Python(w io.Writer, v *View, header ...string) error {
+	bw := bufio.NewWriter(w)
+	p := &pyWriter{w: bw}
+	name := "perf"
+	if it.prog != nil && it.prog.Name != "" {
+		name = "perf_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(it.prog.Name)
+	}
+	p.line(0, "def %s(pkt, state):", name)
+	p.line(1, "# Program: %s", it.Program)
+	p.line(1, "# Metric: %s", it.metricTitle())
+	if v.Resolution <= 1e-9 || (it.Metric != MetricCost && v.Resolution <= 1) {
+		p.line(1, "# Resolution: exact (paths with equal cost merged only)")
+	} else {
+		p.line(1, "# Resolution: %s (inputs in one class differ by less than this; the value is the middle of the class)", trimFloat(v.Resolution))
+	}
+	for _, h := range header {
+		p.line(1, "# %s", h)
+	}
+	if it.prog != nil && len(it.prog.Maps) > 0 {
+		var ms []string
+		for n, m := range it.prog.Maps {
+			ms = append(ms, fmt.Sprintf("%s (%s)", n, target.MapTypeName(m.Type)))
+		}
+		sort.Strings(ms)
+		p.line(1, "# State: %s", strings.Join(ms, ", "))
+	}
+	if len(it.PCVs) > 0 {
+		p.line(1, "# PCVs (summed over the operations of a packet):")
+		for _, c := range it.PCVs {
+			p.line(1, "#   %s - %s: %s", c.Var, c.Map, c.Doc)
+		}
+	}
+	if it.Partial {
+		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
+	}
+	if v.Root == nil {
+		p.line(1, "raise ValueError('no feasible path')")
+	} else {
+		p.node(1, v.Root, false)
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+type pyWriter struct {
+	w     io.Writer
+	lines int
+	err   error
+}
+
+func (p *pyWriter) line(depth int, format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, "%s%s\n", strings.Repeat("    ", depth), fmt.Sprintf(format, args...))
+	p.lines++
+}
+
+// node writes a subtree; elif chains stay flat.
+func (p *pyWriter) node(depth int, v *VNode, elif bool) {
+	if v.leaf() {
+		p.line(depth, "return %s%s", v.Value, leafNote(v))
+		return
+	}
+	kw := "if"
+	if elif {
+		kw = "elif"
+	}
+	p.line(depth, "%s %s:%s", kw, v.Test, sourceNote(v))
+	p.node(depth+1, v.Then, false)
+	if !v.Else.leaf() {
+		p.node(depth, v.Else, true)
+		return
+	}
+	p.line(depth, "else:")
+	p.node(depth+1, v.Else, false)
+}
+
+func leafNote(v *VNode) string {
+	var parts []string
+	if v.Hi > v.Lo {
+		parts = append(parts, fmt.Sprintf("%s..%s", trimFloat(v.Lo), trimFloat(v.Hi)))
+	}
+	if len(v.Paths) > 1 {
+		parts = append(parts, fmt.Sprintf("%d paths", len(v.Paths)))
+	} else if len(v.Paths) == 1 {
+		parts = append(parts, fmt.Sprintf("path %d", v.Paths[0]))
+	}
+	if v.Unknown {
+		parts = append(parts, "possibly infeasible")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  # " + strings.Join(parts, ", ")
+}
+
+func sourceNote(v *VNode) string {
+	if v.Readable || v.Source == "" {
+		return ""
+	}
+	return "  # " + v.Source
+}
+
+// pythonLines counts the lines of a view's Python form.
+func (it *Interface) pythonLines(v *View) int {
+	p := &pyWriter{w: io.Discard}
+	if v.Root != nil {
+		p.node(1, v.Root, false)
+	}
+	return p.lines
+}

@@ -1,0 +1,241 @@
+package perfiface
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// rx is a branch condition, or a part of one, rebuilt from the solver's
+// text in a form that can be read: packet bytes at known offsets, map
+// membership and map value bytes, helper results by name.
+type rx struct {
+	op   string // opConst, opVar, opPkt, opVal, opContains, or an operator ("==", "&", "and", ...)
+	w    int    // width in bits; 1 for a Bool
+	c    uint64 // opConst
+	name string // opVar: what it is; opVal, opContains: the map
+	args []*rx  // operands; opContains: the key
+	// opPkt, opVal: the byte offsets the value is made of, most significant
+	// first; sym, if set, is a term every offset adds (a variable header
+	// length).
+	offs []int
+	sym  *rx
+}
+
+const (
+	opConst    = "const"
+	opVar      = "var"
+	opPkt      = "pkt"
+	opVal      = "val"
+	opContains = "contains"
+)
+
+func kx(w int, c uint64) *rx {
+	if w < 64 {
+		c &= 1<<w - 1
+	}
+	return &rx{op: opConst, w: w, c: c}
+}
+
+func vx(w int, name string) *rx { return &rx{op: opVar, w: w, name: name} }
+
+func (r *rx) isConst() bool { return r.op == opConst }
+
+// bytes reports a value made of whole bytes of one array.
+func (r *rx) bytes() bool { return r.op == opPkt || r.op == opVal }
+
+// ascending reports byte offsets k, k+1, ...: a field in network order.
+// descending is a little-endian load of such a field.
+func (r *rx) ascending() bool  { return run(r.offs, 1) }
+func (r *rx) descending() bool { return run(r.offs, -1) }
+
+func run(offs []int, step int) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] != offs[i-1]+step {
+			return false
+		}
+	}
+	return len(offs) > 0
+}
+
+// swapped returns the bytes in the other order.
+func (r *rx) swapped() *rx {
+	s := *r
+	s.offs = make([]int, len(r.offs))
+	for i, o := range r.offs {
+		s.offs[len(r.offs)-1-i] = o
+	}
+	return &s
+}
+
+// bswap reverses the low n bytes of a constant.
+func bswap(c uint64, n int) uint64 {
+	var out uint64
+	for i := 0; i < n; i++ {
+		out = out<<8 | (c>>(8*i))&0xff
+	}
+	return out
+}
+
+var flipped = map[string]string{"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">",
+	"s<": "s>=", "s>=": "s<", "s>": "s<=", "s<=": "s>"}
+
+// negate returns "not r", pushing the negation into a comparison.
+func negate(r *rx) *rx {
+	if f, ok := flipped[r.op]; ok {
+		return &rx{op: f, w: 1, args: r.args}
+	}
+	if r.op == "not" {
+		return r.args[0]
+	}
+	if r.isConst() {
+		return kx(1, r.c^1)
+	}
+	return &rx{op: "not", w: 1, args: []*rx{r}}
+}
+
+// normalize rewrites comparisons of little-endian loads of packet fields
+// with constants into comparisons of the fields in network order, so that
+// "h_proto == htons(ETH_P_IP)" reads as eth.type == 0x0800.
+func normalize(r *rx) *rx {
+	if r == nil || r.op == opConst || r.op == opVar || r.bytes() {
+		return r
+	}
+	out := *r
+	out.args = make([]*rx, len(r.args))
+	for i, a := range r.args {
+		out.args[i] = normalize(a)
+	}
+	if m, ok := mirrored[out.op]; ok && len(out.args) == 2 && out.args[0].isConst() && !out.args[1].isConst() {
+		out.op, out.args = m, []*rx{out.args[1], out.args[0]}
+	}
+	if (out.op == "==" || out.op == "!=") && len(out.args) == 2 {
+		a, b := out.args[0], out.args[1]
+		if a.isConst() && !b.isConst() {
+			a, b = b, a
+		}
+		if b.isConst() {
+			if x, ok := toNetwork(a); ok {
+				n := len(leafBytes(a))
+				out.args = []*rx{x, kx(8*n, bswap(b.c, n))}
+			}
+		}
+	}
+	return &out
+}
+
+// toNetwork rewrites a little-endian packet load, optionally masked by a
+// constant, into the network-order field with the mask byte-swapped.
+func toNetwork(a *rx) (*rx, bool) {
+	switch {
+	case a.op == opPkt && a.descending() && len(a.offs) > 1:
+		return a.swapped(), true
+	case a.op == "&" && len(a.args) == 2 && a.args[1].isConst() && a.args[0].op == opPkt && a.args[0].descending() && len(a.args[0].offs) > 1:
+		n := len(a.args[0].offs)
+		return &rx{op: "&", w: 8 * n, args: []*rx{a.args[0].swapped(), kx(8*n, bswap(a.args[1].c, n))}}, true
+	}
+	return nil, false
+}
+
+func leafBytes(a *rx) []int {
+	if a.bytes() {
+		return a.offs
+	}
+	if len(a.args) > 0 {
+		return leafBytes(a.args[0])
+	}
+	return nil
+}
+
+// constText prints a constant: small numbers in decimal, the rest in hex.
+func constText(c uint64, w int) string {
+	if w == 1 {
+		if c != 0 {
+			return "True"
+		}
+		return "False"
+	}
+	if c < 1024 {
+		return strconv.FormatUint(c, 10)
+	}
+	if w < 64 && c>>(w-1) == 1 && w >= 16 {
+		// A negative number in two's complement reads better signed.
+		if neg := int64(c | ^uint64(0)<<w); neg > -4096 {
+			return strconv.FormatInt(neg, 10)
+		}
+	}
+	digits := 2
+	for digits < 16 && c>>(4*digits) != 0 {
+		digits *= 2
+	}
+	return fmt.Sprintf("0x%0*x", digits, c)
+}
+
+var infix = map[string]string{"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+	"s<": "<", "s<=": "<=", "s>": ">", "s>=": ">=", "&": "&", "|": "|", "^": "^", "+": "+", "-": "-",
+	"*": "*", "/": "//", "%": "%", "<<": "<<", ">>": ">>", "s>>": ">>", "and": "and", "or": "or"}
+
+// prec is the binding strength of an infix operator, as in Python.
+var prec = map[string]int{"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
+	"|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "//": 10, "%": 10}
+
+// render prints r as a Python expression; names gives packet and map
+// fields their names.
+func render(r *rx, names namer) string {
+	s, _ := renderP(r, names)
+	return s
+}
+
+func renderP(r *rx, names namer) (string, int) {
+	switch r.op {
+	case opConst:
+		return constText(r.c, r.w), 100
+	case opVar:
+		return r.name, 100
+	case opPkt, opVal:
+		return names.bytesName(r), 100
+	case opContains:
+		key := "?"
+		if len(r.args) == 1 {
+			key = names.keyText(r.name, r.args[0])
+		}
+		return r.name + ".contains(" + key + ")", 100
+	case "not":
+		s, _ := renderP(r.args[0], names)
+		return "not " + s, 3
+	case "ite":
+		c, _ := renderP(r.args[0], names)
+		x, _ := renderP(r.args[1], names)
+		y, _ := renderP(r.args[2], names)
+		return "(" + x + " if " + c + " else " + y + ")", 100
+	}
+	if s, ok := names.special(r); ok {
+		return s, 100
+	}
+	op, ok := infix[r.op]
+	if !ok {
+		parts := make([]string, len(r.args))
+		for i, a := range r.args {
+			parts[i] = render(a, names)
+		}
+		return r.op + "(" + strings.Join(parts, ", ") + ")", 100
+	}
+	p := prec[op]
+	parts := make([]string, len(r.args))
+	for i, a := range r.args {
+		s, q := renderP(a, names)
+		if q <= p && !(q == p && (op == "and" || op == "or")) {
+			s = "(" + s + ")"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, " "+op+" "), p
+}
+
+// namer gives packet bytes, map keys and special forms their readable
+// names.
+type namer interface {
+	bytesName(r *rx) string
+	keyText(mapName string, key *rx) string
+	special(r *rx) (string, bool)
+}

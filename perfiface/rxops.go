@@ -1,0 +1,308 @@
+package perfiface
+
+import "strings"
+
+// linear splits an offset into a symbolic part and a constant.
+func linear(r *rx) (*rx, int) {
+	switch {
+	case r.isConst():
+		return nil, int(int64(r.c))
+	case r.op == "+" && len(r.args) == 2 && r.args[1].isConst():
+		s, c := linear(r.args[0])
+		return s, c + int(int64(r.args[1].c))
+	case r.op == "+" && len(r.args) == 2 && r.args[0].isConst():
+		s, c := linear(r.args[1])
+		return s, c + int(int64(r.args[0].c))
+	}
+	return r, 0
+}
+
+func sameSym(a, b *rx) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || render(a, plainNames{}) == render(b, plainNames{})
+}
+
+// sel reads one byte of an array: the packet, a map value, or a version
+// of either after stores.
+func (t *translator) sel(arr, idx *sx) *rx {
+	sym, off := linear(t.conv(idx))
+	if sym != nil && sym.w > 0 {
+		// Offsets are 32-bit truncations of 64-bit sums; the width is noise.
+		s := *sym
+		sym = &s
+	}
+	for depth := 0; depth < 64; depth++ {
+		if !arr.isAtom() {
+			if arr.head() != "store" || len(arr.list) != 4 {
+				break
+			}
+			ssym, soff := linear(t.conv(arr.list[2]))
+			switch {
+			case soff == off && sameSym(ssym, sym):
+				return t.conv(arr.list[3])
+			case sameSym(ssym, sym): // same base, another offset
+				arr = arr.list[1]
+				continue
+			}
+			return vx(8, "mem["+render(t.conv(idx), plainNames{})+"]")
+		}
+		name := arr.atom
+		if name == "pkt0" {
+			return &rx{op: opPkt, w: 8, offs: []int{off}, sym: sym}
+		}
+		if n, ok := t.lookups[name]; ok && n.arr == name {
+			return &rx{op: opVal, w: 8, name: n.mapName, offs: []int{off}, sym: sym}
+		}
+		d, ok := t.def(name)
+		if !ok {
+			break
+		}
+		arr = d
+	}
+	return vx(8, "mem["+render(t.conv(idx), plainNames{})+"]")
+}
+
+// concat joins bytes of one array into one value, most significant first.
+func (t *translator) concat(args []*sx) *rx {
+	parts := make([]*rx, len(args))
+	w := 0
+	allConst := true
+	for i, a := range args {
+		parts[i] = t.conv(a)
+		w += parts[i].w
+		allConst = allConst && parts[i].isConst()
+	}
+	if allConst && w <= 64 {
+		var c uint64
+		for _, p := range parts {
+			c = c<<p.w | p.c
+		}
+		return kx(w, c)
+	}
+	first := parts[0]
+	joinable := first.bytes()
+	for _, p := range parts[1:] {
+		joinable = joinable && p.op == first.op && p.name == first.name && sameSym(p.sym, first.sym)
+	}
+	if j, ok := rejoin(parts); ok {
+		return j
+	}
+	if joinable {
+		out := &rx{op: first.op, w: w, name: first.name, sym: first.sym}
+		for _, p := range parts {
+			out.offs = append(out.offs, p.offs...)
+		}
+		return out
+	}
+	return &rx{op: "concat", w: w, args: parts}
+}
+
+// extract takes bits hi..lo of a value.
+func extract(x *rx, hi, lo int) *rx {
+	w := hi - lo + 1
+	switch {
+	case x.isConst():
+		return kx(w, x.c>>lo)
+	case x.bytes() && lo%8 == 0 && (hi+1)%8 == 0:
+		n := len(x.offs)
+		if lo/8 >= n {
+			return kx(w, 0)
+		}
+		top := min(hi/8, n-1)
+		out := *x
+		out.offs = x.offs[n-1-top : n-lo/8]
+		out.w = w
+		return &out
+	case lo == 0:
+		out := *x
+		out.w = w
+		return &out
+	}
+	shifted := &rx{op: ">>", w: x.w, args: []*rx{x, kx(x.w, uint64(lo))}}
+	return &rx{op: "&", w: w, args: []*rx{shifted, kx(x.w, 1<<w-1)}}
+}
+
+// simplify folds constant operands.
+func simplify(r *rx) *rx {
+	if len(r.args) != 2 {
+		return r
+	}
+	a, b := r.args[0], r.args[1]
+	if a.isConst() && b.isConst() {
+		if c, ok := fold(r.op, a.c, b.c, r.w); ok {
+			return kx(r.w, c)
+		}
+	}
+	switch {
+	case (r.op == "+" || r.op == "|" || r.op == "^" || r.op == "<<" || r.op == ">>") && b.isConst() && b.c == 0:
+		return a
+	case r.op == "+" && a.isConst() && a.c == 0:
+		return b
+	case r.op == "&" && b.isConst() && sigBits(a) < 64 && b.c == 1<<sigBits(a)-1:
+		return a
+	case r.op == "|":
+		if j, ok := orBytes(r); ok {
+			return j
+		}
+	}
+	return r
+}
+
+func fold(op string, a, b uint64, w int) (uint64, bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "&":
+		return a & b, true
+	case "|":
+		return a | b, true
+	case "^":
+		return a ^ b, true
+	case "<<":
+		return a << b, true
+	case ">>":
+		return a >> b, true
+	}
+	return 0, false
+}
+
+// plainNames prints bytes without a layout: pkt[12:14].
+type plainNames struct{}
+
+func (plainNames) bytesName(r *rx) string { return rawBytes(r) }
+func (plainNames) keyText(_ string, key *rx) string {
+	return render(key, plainNames{})
+}
+func (plainNames) special(*rx) (string, bool) { return "", false }
+
+func rawBytes(r *rx) string {
+	base := "pkt"
+	if r.op == opVal {
+		base = r.name + ".value"
+	}
+	var sym string
+	if r.sym != nil {
+		sym = render(r.sym, plainNames{}) + " + "
+	}
+	n := len(r.offs)
+	lo := r.offs[0]
+	if r.descending() {
+		lo = r.offs[n-1]
+	}
+	idx := sym + itoa(lo)
+	if n > 1 {
+		idx += ":" + sym + itoa(lo+n)
+	}
+	s := base + "[" + idx + "]"
+	if n > 1 && r.descending() {
+		s = "le" + itoa(8*n) + "(" + s + ")"
+	} else if n > 1 && !r.ascending() {
+		s = base + "[" + strings.Trim(strings.Join(strings.Fields(strings.Trim(sprintInts(r.offs), "[]")), ","), ",") + "]"
+	}
+	return s
+}
+
+// width is the number of significant bits of a value: a zero-extended
+// byte string has 8 per byte whatever its width.
+func sigBits(r *rx) int {
+	if r.bytes() {
+		return min(r.w, 8*len(r.offs))
+	}
+	return r.w
+}
+
+// byteOf recognises byte k of x: "(x >> 8k) & 255", or x itself narrowed
+// to 8 bits for k = 0.
+func byteOf(r *rx) (x *rx, k int, ok bool) {
+	if r.op == "&" && len(r.args) == 2 && r.args[1].isConst() && r.args[1].c == 0xff {
+		s := r.args[0]
+		if s.op == ">>" && len(s.args) == 2 && s.args[1].isConst() && s.args[1].c%8 == 0 {
+			return s.args[0], int(s.args[1].c / 8), true
+		}
+	}
+	if r.w == 8 && !r.isConst() {
+		return r, 0, true
+	}
+	return nil, 0, false
+}
+
+// rejoin folds a concatenation of bytes k+n-1, ..., k of one value back
+// into the value (the program stored it and read it back bytewise).
+func rejoin(parts []*rx) (*rx, bool) {
+	var x *rx
+	for i, p := range parts {
+		v, k, ok := byteOf(p)
+		if !ok || k != len(parts)-1-i {
+			return nil, false
+		}
+		if x == nil {
+			x = v
+		} else if !sameSym(x, v) {
+			return nil, false
+		}
+	}
+	out := *x
+	out.w = 8 * len(parts)
+	return &out, true
+}
+
+// orBytes folds "(b1 << 8) | b0" of packet bytes, as byte-wise loads of
+// unaligned fields compile, into one multi-byte value.
+func orBytes(r *rx) (*rx, bool) {
+	var terms []*rx
+	var flat func(*rx)
+	flat = func(x *rx) {
+		if x.op == "|" {
+			for _, a := range x.args {
+				flat(a)
+			}
+			return
+		}
+		terms = append(terms, x)
+	}
+	flat(r)
+	type piece struct {
+		v     *rx
+		shift int
+	}
+	var ps []piece
+	for _, t := range terms {
+		sh := 0
+		if t.op == "<<" && len(t.args) == 2 && t.args[1].isConst() {
+			sh, t = int(t.args[1].c), t.args[0]
+		}
+		if t.op != opPkt || sh%8 != 0 {
+			return nil, false
+		}
+		ps = append(ps, piece{t, sh})
+	}
+	// Order by shift, most significant first, and require contiguity.
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if ps[j].shift > ps[i].shift {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+	}
+	out := &rx{op: opPkt, w: r.w, sym: ps[0].v.sym}
+	for i, p := range ps {
+		next := 0
+		if i+1 < len(ps) {
+			next = ps[i+1].shift + 8*len(ps[i+1].v.offs)
+		}
+		if p.shift != next || !sameSym(p.v.sym, out.sym) {
+			return nil, false
+		}
+		out.offs = append(out.offs, p.v.offs...)
+	}
+	return out, true
+}
+
+var mirrored = map[string]string{"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<=",
+	"s<": "s>", "s>": "s<", "s<=": "s>=", "s>=": "s<="}

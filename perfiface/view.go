@@ -1,0 +1,170 @@
+package perfiface
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// View is the interface at one resolution: a tree of tests over readable
+// conditions whose leaves are classes of inputs with one formula each.
+type View struct {
+	Resolution float64
+	Root       *VNode
+}
+
+// VNode is a node of a View.
+type VNode struct {
+	// Test node: Test holds, Then runs; else Else.
+	Test     string `json:"test,omitempty"`
+	Source   string `json:"source,omitempty"` // the branch in the source, when Test is not readable
+	Readable bool   `json:"-"`
+	Then     *VNode `json:"then,omitempty"`
+	Else     *VNode `json:"else,omitempty"`
+	// Leaf: the class's formula (the middle of its paths' range), the
+	// range of the constants, and the paths.
+	Value   *Formula `json:"value,omitempty"`
+	Lo      float64  `json:"lo"`
+	Hi      float64  `json:"hi"`
+	Paths   []int    `json:"paths,omitempty"`
+	Unknown bool     `json:"unknown,omitempty"` // every path of the class may be infeasible
+}
+
+func (v *VNode) leaf() bool { return v.Value != nil }
+
+// condText is a Cond rendered under the layout of its position.
+type condText struct {
+	text     string
+	readable bool
+	lay      layout
+}
+
+// rawName matches the solver's own names left in a rendered condition.
+var rawName = regexp.MustCompile(`\b(t|v|x|c|u|m|e|r|rm|tc|csum|found|mem)\d+\b|mem\[`)
+
+// text renders a condition below the layout l.
+func (it *Interface) text(c *Cond, l layout) condText {
+	if t, ok := it.texts[c]; ok {
+		return t
+	}
+	t := condText{lay: l}
+	if c.expr != nil {
+		t.text = render(c.expr, l)
+		t.readable = !rawName.MatchString(t.text)
+	} else {
+		t.text = fmt.Sprintf("branch_at(%d)", c.Insn)
+	}
+	it.texts[c] = t
+	return t
+}
+
+// View returns the interface at resolution r: every subtree whose paths'
+// costs lie less than r apart becomes one class.
+func (it *Interface) View(r float64) *View {
+	v := &View{Resolution: r}
+	if it.Root != nil {
+		v.Root = coalesce(it.view(it.Root, newLayout(it.prog), r))
+	}
+	return v
+}
+
+func (it *Interface) view(n *Node, l layout, r float64) *VNode {
+	s := it.stats[n]
+	if n.Leaf() || s.width() < r {
+		f := s.mid()
+		out := &VNode{Value: &f, Lo: s.lo, Hi: s.hi, Unknown: !s.possible}
+		it.leaves(n, &out.Paths)
+		return out
+	}
+	c, then, els := n.Cond, n.Then, n.Else
+	if c.expr != nil && (c.expr.op == "!=" || c.expr.op == "not") {
+		// Read "if x == 1: B else: A" rather than "if x != 1: A else: B".
+		neg := *c
+		neg.expr = negate(c.expr)
+		c, then, els = it.negated(c, &neg), els, then
+	}
+	t := it.text(c, l)
+	return &VNode{Test: t.text, Readable: t.readable, Source: c.Source,
+		Then: it.view(then, l.learn(c.expr, true), r),
+		Else: it.view(els, l.learn(c.expr, false), r)}
+}
+
+// negated returns the one negation of a Cond, so that its rendering is
+// cached across views.
+func (it *Interface) negated(c, neg *Cond) *Cond {
+	if n, ok := it.negs[c]; ok {
+		return n
+	}
+	it.negs[c] = neg
+	return neg
+}
+
+func (it *Interface) leaves(n *Node, out *[]int) {
+	if n.Leaf() {
+		*out = append(*out, n.Path)
+		return
+	}
+	it.leaves(n.Then, out)
+	it.leaves(n.Else, out)
+}
+
+// sameClass reports leaves that return the same formula.
+func sameClass(a, b *VNode) bool {
+	return a.leaf() && b.leaf() && a.Value.String() == b.Value.String()
+}
+
+// coalesce joins tests that lead to the same class: "if A: x elif B: x"
+// becomes "if A or B: x", and "if A: (if B: x else y) else y" becomes
+// "if A and B: x else y".
+func coalesce(v *VNode) *VNode {
+	if v == nil || v.leaf() {
+		return v
+	}
+	v.Then, v.Else = coalesce(v.Then), coalesce(v.Else)
+	switch {
+	case sameClass(v.Then, v.Else):
+		return merged(v.Then, v.Else)
+	case v.Then.leaf() && !v.Else.leaf() && sameClass(v.Then, v.Else.Then):
+		return &VNode{Test: join(v.Test, "or", v.Else.Test), Readable: v.Readable && v.Else.Readable,
+			Source: v.Source, Then: merged(v.Then, v.Else.Then), Else: v.Else.Else}
+	case v.Else.leaf() && !v.Then.leaf() && sameClass(v.Else, v.Then.Else):
+		return &VNode{Test: join(v.Test, "and", v.Then.Test), Readable: v.Readable && v.Then.Readable,
+			Source: v.Source, Then: v.Then.Then, Else: merged(v.Else, v.Then.Else)}
+	}
+	return v
+}
+
+func join(a, op, b string) string {
+	wrap := func(s string) string {
+		if strings.Contains(s, " or ") || (op == "or" && strings.Contains(s, " and ")) {
+			return "(" + s + ")"
+		}
+		return s
+	}
+	return wrap(a) + " " + op + " " + wrap(b)
+}
+
+// merged is one class made of two with the same formula.
+func merged(a, b *VNode) *VNode {
+	f := *a.Value
+	return &VNode{Value: &f, Lo: min(a.Lo, b.Lo), Hi: max(a.Hi, b.Hi),
+		Paths: append(append([]int(nil), a.Paths...), b.Paths...), Unknown: a.Unknown && b.Unknown}
+}
+
+func (v *View) classes() int {
+	n := 0
+	var walk func(*VNode)
+	walk = func(x *VNode) {
+		if x == nil {
+			return
+		}
+		if x.leaf() {
+			n++
+			return
+		}
+		walk(x.Then)
+		walk(x.Else)
+	}
+	walk(v.Root)
+	return n
+}
