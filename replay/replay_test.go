@@ -248,3 +248,35 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("err %v after %d packets, want cancelled within 64", err, sum.Packets)
 	}
 }
+
+// TestRepresentatives: each class gets its draw, spread over the trace,
+// and each representative run again from its state takes the path it took.
+func TestRepresentatives(t *testing.T) {
+	p := flowtable(t)
+	reps, err := Representatives(context.Background(), p, mixedPcap, Options{}, 3, func(pkt *Packet) string { return Signature(pkt.Result) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range reps {
+		per[r.Class]++
+		again, err := New(p, Options{State: r.State})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pkt := again.Step(Frame{Data: r.Packet}); pkt.Err != nil || !slices.Equal(pkt.Result.Path, r.Result.Path) {
+			t.Errorf("class %s packet %d: another run from its state", r.Class, r.Index)
+		}
+	}
+	if len(per) != len(wantSignature) {
+		t.Errorf("classes %v, want %d", per, len(wantSignature))
+	}
+	for c, n := range per {
+		if n != 3 {
+			t.Errorf("class %s: %d representatives, want 3", c, n)
+		}
+	}
+	if last := slices.MaxFunc(reps, func(a, b Rep) int { return a.Index - b.Index }); last.Index < 500 {
+		t.Errorf("latest representative at %d: the draw keeps to the start", last.Index)
+	}
+}
