@@ -14,9 +14,25 @@ import "fmt"
 // It returns an error, naming the step, when the path leaves the graph: an
 // instruction the current node does not hold, no edge or two edges to the
 // next instruction, or a path that runs past the sink (a loop unrolled
-// fewer times than it ran). Cost is linear in len(insns).
+// fewer times than it ran). Cost is linear in len(insns) after
+// O(len(g.Edges)) to index the graph; a Pather keeps the index for many
+// paths.
 func PathOf(g *Graph, insns []int32) ([]int32, error) {
-	out := g.OutEdges()
+	return NewPather(g).Path(insns)
+}
+
+// Pather maps many executed paths onto one graph.
+type Pather struct {
+	g   *Graph
+	out [][]int32
+}
+
+// NewPather indexes g's out-edges.
+func NewPather(g *Graph) *Pather { return &Pather{g: g, out: g.OutEdges()} }
+
+// Path is PathOf on the Pather's graph.
+func (pa *Pather) Path(insns []int32) ([]int32, error) {
+	g, out := pa.g, pa.out
 	var edges []int32
 	cur, k := g.Source, 0
 	for cur != g.Sink {

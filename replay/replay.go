@@ -78,6 +78,7 @@ type Summary struct {
 // Replayer runs frames through one program on persistent maps.
 type Replayer struct {
 	opts  Options
+	path  *cfg.Pather
 	it    *interp.Interp
 	maps  *interp.Maps
 	index int
@@ -109,7 +110,11 @@ func New(p *bpfprog.Program, opts Options) (*Replayer, error) {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 10000
 	}
-	return &Replayer{opts: opts, it: it, maps: maps}, nil
+	r := &Replayer{opts: opts, it: it, maps: maps}
+	if opts.Graph != nil {
+		r.path = cfg.NewPather(opts.Graph)
+	}
+	return r, nil
 }
 
 // Maps is the current map state (after the last packet run).
@@ -128,8 +133,8 @@ func (r *Replayer) Step(f Frame) *Packet {
 		return pkt
 	}
 	pkt.Result = res
-	if g := r.opts.Graph; g != nil {
-		if pkt.Edges, err = cfg.PathOf(g, res.Path); err != nil {
+	if r.path != nil {
+		if pkt.Edges, err = r.path.Path(res.Path); err != nil {
 			pkt.Err = fmt.Errorf("map the run onto the graph: %w", err)
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/dpperf/dpperf/examples/interface/workload"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/replay/rootcause"
 )
 
 var mixedPcap = filepath.Join(testobj.Root(), "examples", "interface", "mixed.pcap")
@@ -278,5 +280,34 @@ func TestRepresentatives(t *testing.T) {
 	}
 	if last := slices.MaxFunc(reps, func(a, b Rep) int { return a.Index - b.Index }); last.Index < 500 {
 		t.Errorf("latest representative at %d: the draw keeps to the start", last.Index)
+	}
+}
+
+// TestFeatures: flowtable's new-flow packets are its costliest; ranked by
+// instructions, the insert explains the slowest 10%.
+func TestFeatures(t *testing.T) {
+	var samples []rootcause.Sample
+	_, err := File(context.Background(), flowtable(t), mixedPcap, Options{}, func(pkt *Packet) error {
+		if pkt.Result != nil {
+			samples = append(samples, Sample(pkt.Result, float64(pkt.Result.Count)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, n := Features(&interp.Result{Verdict: 2, Calls: []interp.Call{{Map: "flows", Op: "lookup", Ret: 1, PCV: []interp.PCV{{Name: "traversals", Value: 2}}}}})
+	if !b["verdict=PASS"] || !b["flows.lookup:hit"] || n["flows.lookup.traversals"] != 2 || len(b) != 3 || len(n) != 1 {
+		t.Errorf("features %v %v", b, n)
+	}
+	tab, err := rootcause.Rank(samples, rootcause.Slow{Percentile: 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tab.Rows[:4] {
+		t.Logf("%-28s %.2f %s", r.Name, r.Score, r.Explanation)
+	}
+	if top := tab.Rows[0].Name; top != "flows.update" && top != "flows.delete" {
+		t.Errorf("first row %s, want the insert or the delete", top)
 	}
 }
