@@ -311,3 +311,12 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("first row %s, want the insert or the delete", top)
 	}
 }
+
+// TestMissingFile: a capture that cannot be opened is an input error
+// naming it.
+func TestMissingFile(t *testing.T) {
+	_, err := File(context.Background(), flowtable(t), "no/such.pcap", Options{}, func(*Packet) error { return nil })
+	if fail.ExitCode(err) != fail.ExitInput || !strings.HasPrefix(err.Error(), "no/such.pcap: ") {
+		t.Errorf("error %v", err)
+	}
+}
