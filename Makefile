@@ -142,3 +142,19 @@ bench-interp: setup bpf
 fuzz-interp: setup bpf
 	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime 60s ./interp/
 	$(GO) test -run '^$$' -fuzz FuzzKernel -fuzztime 60s ./testrun/
+# --- replay ---
+.PHONY: test-replay bench-replay fuzz-replay report-interface
+# Trace replay, percentiles, root cause (no kernel) and per-class kernel
+# times (classtime needs root).
+test-replay: setup bpf
+	$(GO) test -count=1 ./replay/... ./classtime/ ./examples/interface/...
+	$(GO) test -count=1 -run 'PathOf|PathOnGraph' ./cfg/ ./interp/
+bench-replay: setup bpf
+	$(GO) test -run '^$$' -bench Replay -benchmem -count=$(or $(BENCH_COUNT),3) ./replay/
+fuzz-replay: setup bpf
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(or $(FUZZTIME),30s) -fuzzminimizetime 1s ./replay/
+# The walk-through of flowtable on the example trace (root for the
+# kernel times): examples/interface/{report.txt,cdf.svg}.
+report-interface: setup bpf
+	$(GO) run ./examples/interface/report -out examples/interface -measure > examples/interface/report.txt
+	rm -f examples/interface/cdf.png
