@@ -35,6 +35,7 @@ type file struct {
 	Helpers     map[string]map[string]costMap    `yaml:"helpers"`
 	Unsupported map[string]string                `yaml:"unsupported"`
 	Estimated   []string                         `yaml:"estimated"`
+	Calibration *Calibration                     `yaml:"calibration"`
 }
 
 // costMap is a cost vector written as component name → amount; it keeps
@@ -166,6 +167,12 @@ func (f *file) target() (*Target, error) {
 	}
 	for _, e := range f.Estimated {
 		t.Estimated[e] = true
+	}
+	if c := f.Calibration; c != nil {
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+		t.Calibration = c
 	}
 	return t, nil
 }

@@ -73,6 +73,7 @@ type Target struct {
 	Source      string
 	Unsupported map[string]string // class/helper → why
 	Estimated   map[string]bool   // costs that are estimates, not measurements
+	Calibration *Calibration      // how a measured target was measured (nil: not measured)
 }
 
 // ComponentIndex returns the index of the named component or -1.

@@ -3,6 +3,8 @@ package target
 import (
 	"math"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,4 +107,47 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		Parse(data)
 	})
+}
+
+// TestMarshalRoundTrip: every built-in target, written and read back, is
+// the same target; so is one with a calibration.
+func TestMarshalRoundTrip(t *testing.T) {
+	for _, n := range Names() {
+		tg, err := Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == "x86-64" {
+			tg.Calibration = &Calibration{CPU: "Example CPU: 8 cores", Kernel: "6.1.0", Date: "2025-01-02T03:04:05Z",
+				Runs: 5, Percentile: 90, Model: "throughput", Spread: map[string]Spread{
+					"classes.alu64": {Min: -0.01, Median: 0.12, High: 0.125, Max: 0.5, Variant: "indep"},
+					"per_packet":    {Min: 7, Median: 8, High: 9, Max: 12},
+				}}
+		}
+		data, err := Marshal(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", n, err, data)
+		}
+		if !reflect.DeepEqual(tg, back) {
+			t.Errorf("%s: read back differs\n%#v\n%#v\n%s", n, tg, back, data)
+		}
+	}
+}
+
+func TestCalibrationChecked(t *testing.T) {
+	good, _ := os.ReadFile("targets/x86-64.yaml")
+	for _, c := range []struct{ add, msg string }{
+		{"calibration: {runs: 0, percentile: 90}", "runs must be positive"},
+		{"calibration: {runs: 3, percentile: 90, spread: {per_packet: {min: 2, median: 1, high: 3, max: 4}}}", "calibration.spread.per_packet"},
+		{"calibration: {runs: 3, percentile: 90, colour: red}", "field colour not found"},
+	} {
+		_, err := Parse(append(slices.Clone(good), "\n"+c.add+"\n"...))
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want %q", c.add, err, c.msg)
+		}
+	}
 }
