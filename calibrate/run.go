@@ -30,6 +30,8 @@ type Options struct {
 	// Loaded, when set, sees every program loaded (tests check that none
 	// is left behind).
 	Loaded func(*ebpf.Program)
+	// only, when set, keeps the micro-programs whose ID it accepts (tests).
+	only func(id string) bool
 }
 
 func (o *Options) defaults() {
@@ -125,9 +127,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	pkt := packet()
-	if opts.Quick {
-		benches = slices.DeleteFunc(benches, func(bn *bench) bool { return bn.full || bn.chain })
-	}
+	benches = slices.DeleteFunc(benches, func(bn *bench) bool {
+		return (opts.Quick && (bn.full || bn.chain)) || (opts.only != nil && !opts.only(bn.ID()))
+	})
 	for i, bn := range benches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
