@@ -142,3 +142,18 @@ bench-interp: setup bpf
 fuzz-interp: setup bpf
 	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime 60s ./interp/
 	$(GO) test -run '^$$' -fuzz FuzzKernel -fuzztime 60s ./testrun/
+# --- calibrate ---
+.PHONY: test-calibrate calibrate evidence-calibrate
+# Micro-programs on the kernel (root), the quick calibration and the bound
+# under it on the libxdp1 programs.
+test-calibrate: setup bpf
+	$(GO) test -count=1 ./calibrate/ ./target/
+	$(GO) test -count=1 -run 'TestTargetsCalibrate' ./cmd/dpperf/
+# A calibrated target for this host (about two minutes): build/host.yaml.
+calibrate: build
+	@mkdir -p build
+	$(BIN) targets calibrate --out build/host.yaml
+# The evidence table of the bound under build/host.yaml: every libxdp1
+# program and test_xdp_noinline, each replayed REPS times (default 3).
+evidence-calibrate: build bpf
+	bash scripts/calibrate-evidence.sh build/host.yaml $(or $(REPS),3)
