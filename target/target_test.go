@@ -104,6 +104,9 @@ func FuzzParse(f *testing.F) {
 		data, _ := Raw(n)
 		f.Add(data)
 	}
+	if data, err := os.ReadFile("testdata/calibrated.yaml"); err == nil {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		Parse(data)
 	})
@@ -149,5 +152,21 @@ func TestCalibrationChecked(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want %q", c.add, err, c.msg)
 		}
+	}
+}
+
+// TestCalibratedFile: a file written by dpperf targets calibrate on a real
+// host loads, with its spread.
+func TestCalibratedFile(t *testing.T) {
+	tg, err := Load("testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tg.Calibration
+	if c == nil || c.Runs != 21 || c.Model != "throughput" || len(c.Spread) < 50 {
+		t.Fatalf("calibration %+v", c)
+	}
+	if s := c.Spread["classes.alu64"]; s.Variant != "indep" || s.High > tg.Classes["alu64"][0] {
+		t.Errorf("alu64 costs %g, spread %+v", tg.Classes["alu64"][0], s)
 	}
 }
