@@ -158,3 +158,18 @@ fuzz-replay: setup bpf
 report-interface: setup bpf
 	$(GO) run ./examples/interface/report -out examples/interface -measure > examples/interface/report.txt
 	rm -f examples/interface/cdf.png
+# --- calibrate ---
+.PHONY: test-calibrate calibrate evidence-calibrate
+# Micro-programs on the kernel (root), the quick calibration and the bound
+# under it on the libxdp1 programs.
+test-calibrate: setup bpf
+	$(GO) test -count=1 ./calibrate/ ./target/
+	$(GO) test -count=1 -run 'TestTargetsCalibrate' ./cmd/dpperf/
+# A calibrated target for this host (about two minutes): build/host.yaml.
+calibrate: build
+	@mkdir -p build
+	$(BIN) targets calibrate --out build/host.yaml
+# The evidence table of the bound under build/host.yaml: every libxdp1
+# program and test_xdp_noinline, each replayed REPS times (default 3).
+evidence-calibrate: build bpf
+	bash scripts/calibrate-evidence.sh build/host.yaml $(or $(REPS),3)

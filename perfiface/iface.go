@@ -21,10 +21,10 @@ const (
 // one metric: the decision tree of its feasible paths, each with a
 // formula.
 type Interface struct {
-	Program string   // what was analysed, for headers
-	Metric  string   //
-	Unit    string   // "instructions", "accesses", or the target's unit
-	Target  string   // for MetricCost
+	Program string // what was analysed, for headers
+	Metric  string //
+	Unit    string // "instructions", "accesses", or the target's unit
+	Target  string // for MetricCost
 	Paths   []PathInfo
 	Root    *Node
 	PCVs    []PCV

@@ -36,6 +36,7 @@ type file struct {
 	Unsupported map[string]string                `yaml:"unsupported"`
 	Estimated   []string                         `yaml:"estimated"`
 	PCV         map[string]map[string]costMap    `yaml:"pcv"`
+	Calibration *Calibration                     `yaml:"calibration"`
 }
 
 // costMap is a cost vector written as component name → amount; it keeps
@@ -176,6 +177,12 @@ func (f *file) target() (*Target, error) {
 				return nil, err
 			}
 		}
+	}
+	if c := f.Calibration; c != nil {
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+		t.Calibration = c
 	}
 	return t, nil
 }

@@ -78,6 +78,7 @@ type Target struct {
 	// unit of the variable adds to the helper call, whose own cost is
 	// that with every PCV at 0. Optional; missing PCVs cost nothing.
 	PCV map[string]map[string]Vec
+	Calibration *Calibration      // how a measured target was measured (nil: not measured)
 }
 
 // ComponentIndex returns the index of the named component or -1.

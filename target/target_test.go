@@ -3,6 +3,8 @@ package target
 import (
 	"math"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,7 +104,69 @@ func FuzzParse(f *testing.F) {
 		data, _ := Raw(n)
 		f.Add(data)
 	}
+	if data, err := os.ReadFile("testdata/calibrated.yaml"); err == nil {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		Parse(data)
 	})
+}
+
+// TestMarshalRoundTrip: every built-in target, written and read back, is
+// the same target; so is one with a calibration.
+func TestMarshalRoundTrip(t *testing.T) {
+	for _, n := range Names() {
+		tg, err := Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == "x86-64" {
+			tg.Calibration = &Calibration{CPU: "Example CPU: 8 cores", Kernel: "6.1.0", Date: "2025-01-02T03:04:05Z",
+				Runs: 5, Percentile: 90, Model: "throughput", Spread: map[string]Spread{
+					"classes.alu64": {Min: -0.01, Median: 0.12, High: 0.125, Max: 0.5, Variant: "indep"},
+					"per_packet":    {Min: 7, Median: 8, High: 9, Max: 12},
+				}}
+		}
+		data, err := Marshal(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", n, err, data)
+		}
+		if !reflect.DeepEqual(tg, back) {
+			t.Errorf("%s: read back differs\n%#v\n%#v\n%s", n, tg, back, data)
+		}
+	}
+}
+
+func TestCalibrationChecked(t *testing.T) {
+	good, _ := os.ReadFile("targets/x86-64.yaml")
+	for _, c := range []struct{ add, msg string }{
+		{"calibration: {runs: 0, percentile: 90}", "runs must be positive"},
+		{"calibration: {runs: 3, percentile: 90, spread: {per_packet: {min: 2, median: 1, high: 3, max: 4}}}", "calibration.spread.per_packet"},
+		{"calibration: {runs: 3, percentile: 90, colour: red}", "field colour not found"},
+	} {
+		_, err := Parse(append(slices.Clone(good), "\n"+c.add+"\n"...))
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want %q", c.add, err, c.msg)
+		}
+	}
+}
+
+// TestCalibratedFile: a file written by dpperf targets calibrate on a real
+// host loads, with its spread.
+func TestCalibratedFile(t *testing.T) {
+	tg, err := Load("testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tg.Calibration
+	if c == nil || c.Runs != 21 || c.Model != "throughput" || len(c.Spread) < 50 {
+		t.Fatalf("calibration %+v", c)
+	}
+	if s := c.Spread["classes.alu64"]; s.Variant != "indep" || s.High > tg.Classes["alu64"][0] {
+		t.Errorf("alu64 costs %g, spread %+v", tg.Classes["alu64"][0], s)
+	}
 }

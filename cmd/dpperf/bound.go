@@ -168,8 +168,11 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return ctx.Err()
 }
 
-func runTargets(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets", "targets [NAME]", stderr)
+func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "calibrate" {
+		return runTargetsCalibrate(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --out FILE [flags]", stderr)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

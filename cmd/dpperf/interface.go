@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"flag"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"

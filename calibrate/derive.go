@@ -1,0 +1,236 @@
+package calibrate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dpperf/dpperf/target"
+)
+
+// Models: how instruction classes with both micro-programs are priced.
+const (
+	Throughput = "throughput" // independent operations: what a superscalar core sustains
+	Latency    = "latency"    // dependent chains: every instruction waits for the previous
+)
+
+// floor is the least cost written: a measured difference below it is noise
+// around a cost the core hides entirely.
+const floor = 0.01
+
+// deriver picks, for each cost, the dearest of its measured variants.
+type deriver struct {
+	res    *Result
+	model  string
+	spread map[string]target.Spread
+	missed []string
+}
+
+// pick returns the cost measured under key (the High of its dearest
+// variant; under Throughput, chains only when nothing else measured it).
+func (d *deriver) pick(key string) (float64, bool) {
+	var best *Measurement
+	indep := false
+	for _, m := range d.res.Measurements {
+		if m.Key == key && m.Err == nil && !m.Chain {
+			indep = true
+		}
+	}
+	for _, m := range d.res.Measurements {
+		if m.Key != key || m.Err != nil || (m.Chain && indep && d.model == Throughput) {
+			continue
+		}
+		if best == nil || m.Spread.High > best.Spread.High {
+			best = m
+		}
+	}
+	if best == nil {
+		d.missed = append(d.missed, key)
+		return 0, false
+	}
+	d.spread[key] = best.Spread
+	return best.Spread.High, true
+}
+
+// Target turns the measurements into a target named name, of the shape
+// of the built-in x86-64 target; costs nothing measured keep that
+// target's estimates and are listed as estimated. model is Throughput or
+// Latency.
+func (r *Result) Target(name, model string) (*target.Target, error) {
+	if model != Throughput && model != Latency {
+		return nil, fmt.Errorf("calibrate: model must be %s or %s, got %q", Throughput, Latency, model)
+	}
+	t, err := target.Load("x86-64")
+	if err != nil {
+		return nil, err
+	}
+	d := &deriver{res: r, model: model, spread: map[string]target.Spread{}}
+	const cpu = 0 // the built-in x86-64 target's one component
+	estimated := map[string]bool{}
+	set := func(v *target.Vec, key string, x float64, ok bool) {
+		if !ok {
+			estimated[key] = true
+			return
+		}
+		*v = target.Vec{}
+		v[cpu] = RoundUp(x, floor)
+	}
+	vec := func(x float64) target.Vec {
+		var v target.Vec
+		v[cpu] = RoundUp(x, floor)
+		return v
+	}
+	x, ok := d.pick("per_packet")
+	set(&t.PerPacket, "per_packet", x, ok)
+	for _, c := range []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", "ld_imm64", "jump"} {
+		v := t.Classes[c]
+		x, ok := d.pick("classes." + c)
+		set(&v, "classes."+c, x, ok)
+		t.Classes[c] = v
+	}
+	// A call and its return come in pairs on every path: each is half the
+	// pair. The main program's exit is a return's epilogue.
+	if x, ok := d.pick("call+return"); ok {
+		t.Classes["call"], t.Classes["return"], t.Classes["exit"] = vec(x/2), vec(x/2), vec(x/2)
+	} else {
+		estimated["classes.call"], estimated["classes.return"], estimated["classes.exit"] = true, true, true
+	}
+	// Conditional jumps: cond + not_taken and cond + taken must cover
+	// the measured not-taken and taken jumps of both widths.
+	nt64, ok1 := d.pick("cond64.not_taken")
+	nt32, ok2 := d.pick("cond32.not_taken")
+	tk64, ok3 := d.pick("cond64.taken")
+	tk32, ok4 := d.pick("cond32.taken")
+	if ok1 && ok2 && ok3 && ok4 {
+		nt := max(min(nt64, nt32)/2, floor)
+		c64, c32 := max(nt64-nt, floor), max(nt32-nt, floor)
+		t.NotTaken, t.Classes["cond64"], t.Classes["cond32"] = vec(nt), vec(c64), vec(c32)
+		t.Taken = vec(max(tk64-RoundUp(c64, floor), tk32-RoundUp(c32, floor), floor))
+	} else {
+		estimated["branch"] = true
+	}
+	r.deriveMemory(d, t, vec, estimated)
+	r.deriveHelpers(d, t, vec, estimated)
+	t.Estimated = estimated
+	t.Name = name
+	cpuName, kernel := hostCPU(), hostKernel()
+	date := r.Date.UTC().Format("2006-01-02")
+	t.Description = fmt.Sprintf("x86-64 host core calibrated with BPF_PROG_TEST_RUN: %s, Linux %s, %s", cpuName, kernel, date)
+	model0 := "independent operations (throughput)"
+	if model == Latency {
+		model0 = "dependent chains (latency)"
+	}
+	t.Source = fmt.Sprintf("measured by dpperf targets calibrate: each cost is the p%g of %d interleaved runs on CPU %d "+
+		"of XDP micro-programs under BPF_PROG_TEST_RUN (difference of N+K and N copies); instruction classes as %s; "+
+		"the dearest variant of each cost (calibrate/method.md); estimated: copied from the built-in x86-64 table",
+		r.Options.Percentile, r.Options.Runs, r.Options.CPU, model0)
+	t.Calibration = &target.Calibration{
+		CPU: cpuName, Kernel: kernel, Date: r.Date.UTC().Format("2006-01-02T15:04:05Z"), Processor: r.Options.CPU,
+		Runs: r.Options.Runs, Percentile: r.Options.Percentile, Model: model, Spread: d.spread,
+	}
+	return t, nil
+}
+
+// deriveMemory prices loads, stores and atomics per region. Accesses the
+// verifier refuses in XDP programs are priced as the dearest region and
+// marked unsupported; the unknown region is the dearest of all.
+func (r *Result) deriveMemory(d *deriver, t *target.Target, vec func(float64) target.Vec, estimated map[string]bool) {
+	refused := map[string]string{
+		"packet.atomic": "the verifier refuses atomics on packet memory",
+		"ctx.store":     "the verifier refuses writes to the XDP context",
+		"ctx.atomic":    "the verifier refuses atomics on the context",
+	}
+	if t.Unsupported == nil {
+		t.Unsupported = map[string]string{}
+	}
+	worst := map[string]float64{}
+	for _, region := range []string{"packet", "stack", "ctx", "map_value"} {
+		for _, kind := range []string{"load", "store", "atomic"} {
+			if _, no := refused[region+"."+kind]; no {
+				continue
+			}
+			key := "memory." + region + "." + kind
+			x, ok := d.pick(key)
+			if !ok {
+				estimated[key] = true
+				worst[kind] = max(worst[kind], t.Memory[region][kind].Cost[0])
+				continue
+			}
+			t.Memory[region][kind] = target.Access{Cost: vec(x)}
+			worst[kind] = max(worst[kind], x)
+		}
+	}
+	for rk, why := range refused {
+		region, kind, _ := strings.Cut(rk, ".")
+		t.Memory[region][kind] = target.Access{Cost: vec(worst[kind])}
+		t.Unsupported[rk] = why + "; priced as the dearest region"
+	}
+	for _, kind := range []string{"load", "store", "atomic"} {
+		t.Memory["unknown"][kind] = target.Access{Cost: vec(worst[kind])}
+	}
+}
+
+// deriveHelpers prices each measured helper per map type; a helper's
+// default is its dearest map type, the helpers' default the dearest
+// helper (or the built-in estimate, if dearer).
+func (r *Result) deriveHelpers(d *deriver, t *target.Target, vec func(float64) target.Vec, estimated map[string]bool) {
+	measured, seen := map[string]bool{}, map[string]bool{}
+	worstAll := t.Helpers["default"]["default"][0]
+	for _, m := range r.Measurements {
+		rest, ok := strings.CutPrefix(m.Key, "helpers.")
+		if !ok || seen[m.Key] {
+			continue
+		}
+		seen[m.Key] = true
+		x, ok := d.pick(m.Key)
+		if !ok {
+			continue
+		}
+		helper, mapType, byMap := strings.Cut(rest, ".")
+		if !byMap {
+			mapType = "default"
+		}
+		if !measured[helper] {
+			measured[helper] = true
+			t.Helpers[helper] = map[string]target.Vec{"default": vec(x)}
+		}
+		t.Helpers[helper][mapType] = vec(x)
+		if byMap {
+			t.Helpers[helper]["default"] = vec(max(t.Helpers[helper]["default"][0], x))
+		}
+		worstAll = max(worstAll, x)
+	}
+	t.Helpers["default"] = map[string]target.Vec{"default": vec(worstAll)}
+	for h := range t.Helpers {
+		if !measured[h] {
+			estimated["helpers."+h] = true
+		}
+	}
+}
+
+// hostCPU is the model name of the first processor in /proc/cpuinfo.
+func hostCPU() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func hostKernel() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}

@@ -1,0 +1,280 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/target"
+)
+
+// Options set up a calibration. Zero values pick the defaults.
+type Options struct {
+	Runs int // interleaved runs of every measurement (default 21, quick 3)
+	// Quick takes a quarter of the copies, short timings, no dependent
+	// chains and only the variants that are usually the dearest: seconds,
+	// for tests.
+	Quick      bool
+	Percentile float64 // the percentile of the runs taken as a cost (default 90)
+	CPU        int     // the processor every run is pinned to
+	// Progress, when set, receives one line per step.
+	Progress func(msg string)
+	// Loaded, when set, sees every program loaded (tests check that none
+	// is left behind).
+	Loaded func(*ebpf.Program)
+	// only, when set, keeps the micro-programs whose ID it accepts (tests).
+	only func(id string) bool
+}
+
+func (o *Options) defaults() {
+	if o.Runs <= 0 {
+		o.Runs = 21
+		if o.Quick {
+			o.Runs = 3
+		}
+	}
+	if o.Percentile <= 0 {
+		o.Percentile = 90
+	}
+}
+
+// Measurement is the outcome of one micro-program.
+type Measurement struct {
+	Key, Variant string
+	Chain        bool      // a dependent chain: latency rather than throughput
+	Runs         []float64 // ns per operation, one per run, after subtracting aux
+	Spread       target.Spread
+	Err          error // the program did not load or run: not measured
+}
+
+// ID is Key/Variant, or Key without a variant.
+func (m *Measurement) ID() string {
+	if m.Variant == "" {
+		return m.Key
+	}
+	return m.Key + "/" + m.Variant
+}
+
+// Result holds every measurement of a calibration.
+type Result struct {
+	Measurements []*Measurement
+	Options      Options
+	Date         time.Time
+	Elapsed      time.Duration
+}
+
+// loaded is a bench with its two programs in the kernel.
+type loaded struct {
+	bn           *bench
+	base, full   *ebpf.Collection
+	k            int // copies the full program has beyond the base
+	baseN, fullN int // repeats per timing
+	raw          []float64
+	m            *Measurement
+}
+
+func (l *loaded) close() {
+	for _, c := range []*ebpf.Collection{l.base, l.full} {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// Run measures every micro-program. Programs that do not load on this
+// kernel are reported in their Measurement's Err. It returns ctx.Err()
+// when cancelled, with every program unloaded.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	opts.defaults()
+	if os.Geteuid() != 0 {
+		return nil, fail.Requirementf("calibrate: BPF_PROG_TEST_RUN needs root (running as uid %d)", os.Geteuid())
+	}
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, err
+	}
+	say := func(format string, args ...any) {
+		if opts.Progress != nil {
+			opts.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return nil, fmt.Errorf("get CPU affinity: %w", err)
+	}
+	set.Set(opts.CPU)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("pin to CPU %d: %w", opts.CPU, err)
+	}
+	defer unix.SchedSetaffinity(0, &old)
+
+	start := time.Now()
+	benches := append(append(append(classBenches(), memoryBenches()...), mapBenches(ncpu)...), helperBenches()...)
+	var ls []*loaded
+	defer func() {
+		for _, l := range ls {
+			l.close()
+		}
+	}()
+	pkt := packet()
+	benches = slices.DeleteFunc(benches, func(bn *bench) bool {
+		return (opts.Quick && (bn.full || bn.chain)) || (opts.only != nil && !opts.only(bn.ID()))
+	})
+	for i, bn := range benches {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		l := &loaded{bn: bn, m: &Measurement{Key: bn.key, Variant: bn.variant, Chain: bn.chain}}
+		ls = append(ls, l)
+		if l.m.Err = l.load(opts); l.m.Err != nil {
+			say("load %d/%d %s: not measured: %v", i+1, len(benches), bn.ID(), l.m.Err)
+		} else {
+			say("load %d/%d %s", i+1, len(benches), bn.ID())
+		}
+	}
+	for r := range opts.Runs {
+		for _, l := range ls {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if l.m.Err != nil {
+				continue
+			}
+			if l.m.Err = l.time(pkt); l.m.Err != nil {
+				say("run %s: %v", l.bn.ID(), l.m.Err)
+			}
+		}
+		say("run %d/%d done (%s)", r+1, opts.Runs, time.Since(start).Round(100*time.Millisecond))
+	}
+	res := &Result{Options: opts, Date: start, Elapsed: time.Since(start)}
+	byID := map[string]*loaded{}
+	for _, l := range ls {
+		byID[l.bn.ID()] = l
+		res.Measurements = append(res.Measurements, l.m)
+	}
+	for _, l := range ls {
+		if _, err := l.finish(byID, opts.Percentile, nil); err != nil {
+			l.m.Err = err
+		}
+	}
+	return res, nil
+}
+
+// load assembles and loads both programs and sizes their timings.
+func (l *loaded) load(opts Options) error {
+	bn := l.bn
+	k := bn.group.copies(opts.Quick)
+	base := k / 4
+	if bn.raw {
+		k, base = 1, 0
+	}
+	l.k = k * bn.opsPerCopy()
+	var err error
+	if l.base, err = newCollection(bn.build(base).spec(bn.maps), opts); err != nil {
+		return err
+	}
+	if !bn.raw {
+		if l.full, err = newCollection(bn.build(base+k).spec(bn.maps), opts); err != nil {
+			return err
+		}
+	}
+	// About 2 ms (quick: 0.3 ms) of runs per timing, from a rough
+	// estimate of the program's time: each BPF_PROG_TEST_RUN with repeats
+	// also swaps the XDP dispatcher (some 15 ms of RCU grace periods, not
+	// timed), so probing first would double the calibration's time.
+	want := 2e6
+	if opts.Quick {
+		want = 3e5
+	}
+	perCopy := [...]float64{insnGroup: 0.5, memGroup: 1, helperGroup: 30}[bn.group]
+	l.baseN = int(min(max(want/(20+perCopy*float64(base)), 100), 1e6))
+	l.fullN = int(min(max(want/(20+perCopy*float64(base+k)), 100), 1e6))
+	return nil
+}
+
+func newCollection(spec *ebpf.CollectionSpec, opts Options) (*ebpf.Collection, error) {
+	c, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{})
+	if err != nil {
+		var ve *ebpf.VerifierError
+		if errors.As(err, &ve) && len(ve.Log) > 0 {
+			return nil, fmt.Errorf("%w (verifier: %s)", err, ve.Log[len(ve.Log)-1])
+		}
+		return nil, err
+	}
+	if opts.Loaded != nil {
+		opts.Loaded(c.Programs["calib"])
+	}
+	return c, nil
+}
+
+// timeOnce is the kernel's mean time of one run, in ns.
+func timeOnce(c *ebpf.Collection, pkt []byte, repeat int) (float64, error) {
+	_, d, err := c.Programs["calib"].Benchmark(pkt, repeat, nil)
+	if err != nil {
+		return 0, err
+	}
+	return float64(d.Nanoseconds()), nil
+}
+
+// time takes one run: the base and the full program back to back.
+func (l *loaded) time(pkt []byte) error {
+	tb, err := timeOnce(l.base, pkt, l.baseN)
+	if err != nil {
+		return err
+	}
+	if l.full == nil {
+		l.raw = append(l.raw, tb)
+		return nil
+	}
+	tf, err := timeOnce(l.full, pkt, l.fullN)
+	if err != nil {
+		return err
+	}
+	l.raw = append(l.raw, PerOp(tb, tf, l.k))
+	return nil
+}
+
+// finish subtracts, run by run, the measurements of the auxiliary
+// instructions of a copy, and summarizes the runs. seen guards against
+// cycles.
+func (l *loaded) finish(byID map[string]*loaded, p float64, seen map[string]bool) ([]float64, error) {
+	if l.m.Runs != nil || l.m.Err != nil {
+		return l.m.Runs, l.m.Err
+	}
+	if seen[l.bn.ID()] {
+		return nil, fmt.Errorf("auxiliary measurements of %s form a cycle", l.bn.ID())
+	}
+	if seen == nil {
+		seen = map[string]bool{}
+	}
+	seen[l.bn.ID()] = true
+	runs := append([]float64(nil), l.raw...)
+	perOp := float64(l.bn.opsPerCopy())
+	for _, id := range l.bn.aux {
+		a := byID[id]
+		if a == nil {
+			return nil, fmt.Errorf("no measurement %s", id)
+		}
+		ar, err := a.finish(byID, p, seen)
+		if err != nil {
+			return nil, fmt.Errorf("needs %s: %w", id, err)
+		}
+		for i := range runs {
+			runs[i] -= ar[i] / perOp
+		}
+	}
+	l.m.Runs = runs
+	l.m.Spread = Summarize(runs, p)
+	l.m.Spread.Variant = l.bn.variant
+	return runs, nil
+}

@@ -1,0 +1,113 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/dpperf/dpperf/internal/bpftest"
+	"github.com/dpperf/dpperf/target"
+)
+
+// loads records the programs a calibration loads.
+type loads struct {
+	mu    sync.Mutex
+	progs []ebpf.ProgramID
+}
+
+func (l *loads) hook(t *testing.T) func(*ebpf.Program) {
+	return func(p *ebpf.Program) {
+		ids := bpftest.IDs(t, p)
+		l.mu.Lock()
+		l.progs = append(l.progs, ids...)
+		l.mu.Unlock()
+	}
+}
+
+func subset(id string) bool {
+	return id == "per_packet" || strings.HasPrefix(id, "classes.alu64") || id == "classes.ld_imm64/indep" || id == "helpers.map_lookup_elem.hash/key40" ||
+		id == "cond64.taken" || id == "memory.stack.atomic/add"
+}
+
+// TestRunSubset measures a few costs on the kernel: each is positive, has
+// a spread over the runs, and no program stays loaded.
+func TestRunSubset(t *testing.T) {
+	var l loads
+	res, err := Run(context.Background(), Options{Quick: true, Runs: 3, Loaded: l.hook(t), only: subset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.progs) == 0 {
+		t.Fatal("no program loaded")
+	}
+	if left := bpftest.StillLoaded(l.progs); len(left) > 0 {
+		t.Errorf("programs %v still loaded", left)
+	}
+	ids := map[string]*Measurement{}
+	for _, m := range res.Measurements {
+		if m.Err != nil {
+			t.Errorf("%s: %v", m.ID(), m.Err)
+			continue
+		}
+		ids[m.ID()] = m
+		if len(m.Runs) != 3 {
+			t.Errorf("%s: %d runs", m.ID(), len(m.Runs))
+		}
+	}
+	for _, id := range []string{"per_packet", "classes.alu64/indep", "helpers.map_lookup_elem.hash/key40", "memory.stack.atomic/add"} {
+		m := ids[id]
+		if m == nil {
+			t.Fatalf("%s not measured", id)
+		}
+		if m.Spread.High <= 0 || m.Spread.Min > m.Spread.High || m.Spread.High > m.Spread.Max {
+			t.Errorf("%s: spread %+v", id, m.Spread)
+		}
+	}
+	// A hash lookup costs more than an ALU instruction; both less than a
+	// microsecond.
+	if a, h := ids["classes.alu64/indep"].Spread.High, ids["helpers.map_lookup_elem.hash/key40"].Spread.High; !(a < h && h < 1000) {
+		t.Errorf("alu64 %g ns, hash lookup %g ns", a, h)
+	}
+	tg, err := res.Target("host-test", Throughput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := target.Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := target.Parse(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if back.Calibration == nil || back.Calibration.Runs != 3 || back.Calibration.Spread["classes.alu64"].Variant != "indep" {
+		t.Errorf("calibration %+v", back.Calibration)
+	}
+	if !back.Estimated["classes.mul"] || back.Estimated["classes.alu64"] {
+		t.Errorf("estimated %v: want the unmeasured mul, not alu64", back.Estimated)
+	}
+}
+
+// TestRunCancel: cancelled during the runs, Run returns the context's
+// error and unloads every program.
+func TestRunCancel(t *testing.T) {
+	var l loads
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, Options{Quick: true, Runs: 50, Loaded: l.hook(t), only: subset,
+		Progress: func(msg string) {
+			if strings.HasPrefix(msg, "run 1/") {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if left := bpftest.StillLoaded(l.progs); len(left) > 0 {
+		t.Errorf("programs %v still loaded", left)
+	}
+}

@@ -1,0 +1,57 @@
+package calibrate
+
+import (
+	"math"
+	"slices"
+
+	"github.com/dpperf/dpperf/target"
+)
+
+// Percentile returns the p-th percentile (0 ≤ p ≤ 100) of xs by linear
+// interpolation between closest ranks (the definition of NumPy's default
+// and of R's type 7): rank h = (n−1)·p/100, value x⌊h⌋ + (h−⌊h⌋)(x⌊h⌋+1 − x⌊h⌋)
+// of the sorted values. It returns NaN for no values.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	h := float64(len(s)-1) * p / 100
+	lo := int(math.Floor(h))
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
+// Summarize returns the spread of runs with high the p-th percentile.
+func Summarize(runs []float64, p float64) target.Spread {
+	return target.Spread{
+		Min:    Percentile(runs, 0),
+		Median: Percentile(runs, 50),
+		High:   Percentile(runs, p),
+		Max:    Percentile(runs, 100),
+	}
+}
+
+// PerOp is the cost of one operation from the times of a program with
+// base copies of it and one with base+k copies: (full − base) / k.
+func PerOp(base, full float64, k int) float64 {
+	return (full - base) / float64(k)
+}
+
+// RoundUp rounds x up to three significant digits, so a cost written to a
+// file is never below the measured one; it returns at least floor.
+func RoundUp(x, floor float64) float64 {
+	if x <= floor || math.IsNaN(x) {
+		return floor
+	}
+	e := math.Pow(10, math.Floor(math.Log10(x))-2)
+	r := math.Ceil(x/e) * e
+	// Undo the float error of the division (1.23/0.01 = 122.99999...).
+	if s := math.Round(x/e) * e; s >= x {
+		r = min(r, s)
+	}
+	return r
+}

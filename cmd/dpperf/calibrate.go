@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/target"
+)
+
+// runTargetsCalibrate measures this host and writes a target file.
+func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("targets calibrate", "targets calibrate --out FILE.yaml [--runs R] [--quick] [flags]", stderr)
+	out := fs.String("out", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
+	name := fs.String("name", "x86-64-host", "target `NAME` in the file")
+	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 3 with --quick)")
+	quick := fs.Bool("quick", false, "a few seconds: fewer copies, runs and variants (tests)")
+	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
+	pct := fs.Float64("percentile", 90, "take this `P`-th percentile of the runs as each cost")
+	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations) or latency (dependent chains)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return fail.Usagef("targets calibrate: unexpected arguments %v", pos)
+	case *out == "":
+		fs.Usage()
+		return fail.Usagef("targets calibrate: --out FILE is required")
+	case *pct <= 0 || *pct > 100:
+		return fail.Usagef("targets calibrate: --percentile must be in (0, 100]")
+	case *model != calibrate.Throughput && *model != calibrate.Latency:
+		return fail.Usagef("targets calibrate: --model must be %s or %s", calibrate.Throughput, calibrate.Latency)
+	case *runs < 0:
+		return fail.Usagef("targets calibrate: --runs must be positive")
+	}
+	opts := calibrate.Options{Runs: *runs, Quick: *quick, Percentile: *pct, CPU: *cpu}
+	if isTerminal(stderr) {
+		opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
+	}
+	res, err := calibrate.Run(ctx, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	t, err := res.Target(*name, *model)
+	if err != nil {
+		return err
+	}
+	data, err := target.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if _, err := target.Parse(data); err != nil {
+		return fmt.Errorf("calibrated target does not parse: %w", err)
+	}
+	if err := writeAtomic(ctx, *out, data); err != nil {
+		return err
+	}
+	if err := calibrationTable(stdout, res, t); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s (%s, %s): use it with 'dpperf bound --target %s'\n", *out, t.Name,
+		res.Elapsed.Round(1e8), *out)
+	return nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it,
+// so an interrupted run never leaves a partial file under path.
+func writeAtomic(ctx context.Context, path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fail.Input(path, err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// calibrationTable prints every measured cost with its spread; failed
+// micro-programs are listed with the reason.
+func calibrationTable(w io.Writer, res *calibrate.Result, t *target.Target) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "cost\tns\tmin\tmedian\tp%g\tmax\tspread\tvariant\n", res.Options.Percentile)
+	var failed []string
+	seen := map[string]bool{}
+	for _, m := range res.Measurements {
+		if m.Err != nil {
+			failed = append(failed, fmt.Sprintf("  %s: %v", m.ID(), m.Err))
+			continue
+		}
+		if seen[m.Key] {
+			continue
+		}
+		seen[m.Key] = true
+		s, ok := t.Calibration.Spread[m.Key]
+		if !ok {
+			continue
+		}
+		spread := "-"
+		if s.Median > 0 {
+			spread = fmt.Sprintf("%.0f%%", 100*(s.Max-s.Min)/s.Median)
+		}
+		fmt.Fprintf(tw, "%s\t%.3g\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\n", m.Key, calibrate.RoundUp(s.High, 0.01),
+			s.Min, s.Median, s.High, s.Max, spread, s.Variant)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "not measured (estimated from the built-in x86-64 table):\n%s\n", strings.Join(failed, "\n"))
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package target
+
+import "fmt"
+
+// Calibration records how the costs of a measured target were obtained:
+// the host, and the spread of the measurements behind each cost. Target
+// files written by `dpperf targets calibrate` carry one; targets/README.md
+// documents the fields.
+type Calibration struct {
+	CPU        string  `yaml:"cpu"`        // model name from /proc/cpuinfo
+	Kernel     string  `yaml:"kernel"`     // kernel release
+	Date       string  `yaml:"date"`       // when it was measured (RFC 3339)
+	Processor  int     `yaml:"processor"`  // the CPU every run was pinned to
+	Runs       int     `yaml:"runs"`       // measurements per cost, interleaved
+	Percentile float64 `yaml:"percentile"` // the percentile of the runs taken as the cost
+	Model      string  `yaml:"model"`      // "throughput" or "latency": how instruction classes were timed
+	// Spread maps a cost ("per_packet", "classes.alu64", "branch.taken",
+	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
+	// distribution of its runs.
+	Spread map[string]Spread `yaml:"spread"`
+}
+
+// Spread is the distribution of the runs of one measured cost, in the
+// units of the target's first component.
+type Spread struct {
+	Min    float64 `yaml:"min"`
+	Median float64 `yaml:"median"`
+	High   float64 `yaml:"high"` // the Percentile of the runs
+	Max    float64 `yaml:"max"`
+	// How it was measured: the micro-program whose runs these are, when
+	// a cost has several (the dearest is taken).
+	Variant string `yaml:"variant,omitempty"`
+}
+
+func (c *Calibration) check() error {
+	if c.Runs <= 0 || c.Percentile <= 0 || c.Percentile > 100 {
+		return fmt.Errorf("calibration: runs must be positive and percentile in (0, 100]")
+	}
+	for key, s := range c.Spread {
+		if !(s.Min <= s.Median && s.Median <= s.High && s.High <= s.Max) {
+			return fmt.Errorf("calibration.spread.%s: want min <= median <= high <= max, got %g %g %g %g", key, s.Min, s.Median, s.High, s.Max)
+		}
+	}
+	return nil
+}
