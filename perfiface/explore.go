@@ -14,6 +14,11 @@ import (
 	"github.com/dpperf/dpperf/symex"
 )
 
+// MinPacket is the shortest packet an interface covers by default: the
+// kernel hands XDP anything from an Ethernet header up (BPF_PROG_TEST_RUN
+// too), so runts are inputs like any other.
+const MinPacket = 14
+
 // ExploreOptions configure the path exploration.
 type ExploreOptions struct {
 	Check   symex.Options
@@ -62,7 +67,10 @@ type Exploration struct {
 	G         *cfg.Graph
 	Root      *Node // nil when no path is feasible
 	Paths     []Path
-	Truncated bool // stopped at MaxPaths or by the context
+	// Truncated is set when the search stopped at MaxPaths or by the
+	// context: Root then holds only the subtrees it finished, and a branch
+	// with one side unfinished shows as the other side alone.
+	Truncated bool
 	Progress  Progress
 	Notes     []string // over-approximations of the symbolic executor
 }
@@ -90,6 +98,9 @@ type explorer struct {
 // context ends or MaxPaths is reached.
 func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Exploration, error) {
 	workers := max(opts.Workers, 1)
+	if opts.Check.MinPacket == 0 {
+		opts.Check.MinPacket = MinPacket
+	}
 	x := &explorer{g: g, out: g.OutEdges(), opts: opts, pool: make(chan *symex.Checker, workers),
 		start: time.Now(), notes: map[string]bool{}}
 	var checkers []*symex.Checker
@@ -118,8 +129,7 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 		if !errors.Is(err, errLimit) && ctx.Err() == nil {
 			return nil, err
 		}
-		truncated = true
-		root = nil // a partial tree would mislead; the paths stand alone
+		truncated = true // the tree holds the subtrees finished before the stop
 	}
 	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, Progress: x.progress()}
 	for _, c := range checkers {
@@ -248,8 +258,17 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 		run(c)
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	// A stopped search keeps the subtrees it finished: the partial tree is
+	// reported as such.
+	var stop error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, errLimit) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			stop = err
+		default:
+			return nil, err
+		}
 	}
 	// Join the feasible sides: a chain of two-way decisions, the first
 	// out-edge's condition deciding between it and the rest.
@@ -262,13 +281,13 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 			out = kids[i]
 			continue
 		}
-		cond, err := x.describe(ctx, c, append(slices.Clip(prefix), outs[i]))
+		cond, err := x.describe(c, append(slices.Clip(prefix), outs[i]))
 		if err != nil {
 			return nil, err
 		}
 		out = &Node{Cond: cond, Then: kids[i], Else: out}
 	}
-	return out, nil
+	return out, stop
 }
 
 func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
@@ -284,7 +303,7 @@ func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
 
 // describe loads a prefix whose last edge is a branch side and turns its
 // condition into a Cond.
-func (x *explorer) describe(ctx context.Context, c *symex.Checker, prefix []int32) (*Cond, error) {
+func (x *explorer) describe(c *symex.Checker, prefix []int32) (*Cond, error) {
 	if err := c.Load(prefix); err != nil {
 		return nil, fmt.Errorf("describing a branch: %w", err)
 	}

@@ -25,7 +25,7 @@ var (
 	ipv6Fields = []field{{0, 4, "ipv6.ver_tc_flow"}, {4, 2, "ipv6.payload_len"}, {6, 1, "ipv6.next_hdr"},
 		{7, 1, "ipv6.hop_limit"}, {8, 16, "ipv6.src"}, {24, 16, "ipv6.dst"}}
 	tcpFields = []field{{0, 2, "tcp.sport"}, {2, 2, "tcp.dport"}, {4, 4, "tcp.seq"}, {8, 4, "tcp.ack_seq"},
-		{12, 1, "tcp.doff"}, {13, 1, "tcp.flags"}, {14, 2, "tcp.window"}, {16, 2, "tcp.csum"}, {18, 2, "tcp.urg_ptr"}}
+		{12, 1, "tcp.doff"}, {13, 1, "tcp.flags"}, {12, 2, "tcp.doff_flags"}, {14, 2, "tcp.window"}, {16, 2, "tcp.csum"}, {18, 2, "tcp.urg_ptr"}}
 	udpFields  = []field{{0, 2, "udp.sport"}, {2, 2, "udp.dport"}, {4, 2, "udp.len"}, {6, 2, "udp.csum"}}
 	icmpFields = []field{{0, 1, "icmp.type"}, {1, 1, "icmp.code"}, {2, 2, "icmp.csum"}, {4, 2, "icmp.id"}, {6, 2, "icmp.seq"}}
 	tcpFlags   = map[uint64]string{0x01: "fin", 0x02: "syn", 0x04: "rst", 0x08: "psh", 0x10: "ack", 0x20: "urg", 0x40: "ece", 0x80: "cwr"}
@@ -46,7 +46,7 @@ func newLayout(p *bpfprog.Program) layout {
 
 func (l layout) l4off() int {
 	switch l.l3 {
-	case "ipv4":
+	case "ipv4", "ipv4+options":
 		return l.l3off + 20
 	case "ipv6":
 		return l.l3off + 40
@@ -100,12 +100,43 @@ func (l layout) learn(c *rx, holds bool) layout {
 	return l
 }
 
+// isIHL4 recognises the IPv4 header length in bytes, as compilers write
+// it: (b << 2) & 60, (b & 15) << 2 or (b & 15) * 4 of the header's first
+// byte b.
+func isIHL4(r *rx, l3off int) bool {
+	first := func(x *rx) bool { return x.op == opPkt && x.sym == nil && len(x.offs) == 1 && x.offs[0] == l3off }
+	k := func(x *rx, c uint64) bool { return x.isConst() && x.c == c }
+	if r == nil || len(r.args) != 2 {
+		return false
+	}
+	a, b := r.args[0], r.args[1]
+	switch r.op {
+	case "&":
+		return k(b, 60) && a.op == "<<" && len(a.args) == 2 && k(a.args[1], 2) && first(a.args[0])
+	case "<<", "*":
+		c := uint64(2)
+		if r.op == "*" {
+			c = 4
+		}
+		return k(b, c) && a.op == "&" && len(a.args) == 2 && k(a.args[1], 15) && first(a.args[0])
+	}
+	return false
+}
+
 // fieldName names packet bytes in network order by the layout, or "".
 func (l layout) fieldName(r *rx) string {
-	if r.op != opPkt || r.sym != nil || !r.ascending() {
+	if r.op != opPkt || !r.ascending() {
 		return ""
 	}
 	off, n := r.offs[0], len(r.offs)
+	if r.sym != nil {
+		// Behind IPv4 options: the offset counts from ihl*4.
+		if l.l3 != "ipv4" || !isIHL4(r.sym, l.l3off) {
+			return ""
+		}
+		l.l3 = "ipv4+options"
+		off += 20
+	}
 	match := func(base int, fs []field) string {
 		for _, f := range fs {
 			if base+f.off == off && f.size == n {
@@ -193,7 +224,11 @@ func (l layout) keyText(mapName string, key *rx) string {
 		if 8*(lo+size) > key.w {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s=%s", mem.Name, one(extract(key, 8*(lo+size)-1, 8*lo))))
+		v := extract(key, 8*(lo+size)-1, 8*lo)
+		if v.isConst() && v.c == 0 && (strings.HasPrefix(mem.Name, "pad") || strings.HasPrefix(mem.Name, "_") || strings.HasPrefix(mem.Name, "reserved")) {
+			continue // padding the program zeroed
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s", mem.Name, one(v)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -225,15 +260,23 @@ func memberAt(t btf.Type, off, size int) string {
 // special names flag tests and nibbles: pkt.tcp.syn, pkt.ip.ihl.
 func (l layout) special(r *rx) (string, bool) {
 	if (r.op == "!=" || r.op == "==") && len(r.args) == 2 && r.args[1].isConst() && r.args[1].c == 0 {
-		if s, ok := l.flag(r.args[0]); ok {
+		a := r.args[0]
+		s, ok := l.flag(a)
+		if !ok && a.op == "&" && len(a.args) == 2 && a.args[1].isConst() && a.args[1].c == 1 {
+			s, ok = l.bitText(a.args[0], 0)
+		}
+		if ok {
 			if r.op == "==" {
-				return "not " + s, true
+				return notText(s), true
 			}
 			return s, true
 		}
 	}
 	if s, ok := l.flag(r); ok {
 		return s, true
+	}
+	if l.l3 == "ipv4" && isIHL4(r, l.l3off) {
+		return "pkt.ip.ihl*4", true
 	}
 	if len(r.args) == 2 && r.args[1].isConst() {
 		name := l.fieldName(r.args[0])
@@ -247,14 +290,107 @@ func (l layout) special(r *rx) (string, bool) {
 	return "", false
 }
 
+// flag names a test of TCP flag bits: "pkt.tcp.syn", or for several bits
+// "pkt.tcp.fin or pkt.tcp.rst" (any of them set).
 func (l layout) flag(r *rx) (string, bool) {
 	if r.op != "&" || len(r.args) != 2 || !r.args[1].isConst() {
 		return "", false
 	}
-	if l.fieldName(r.args[0]) == "pkt.tcp.flags" {
-		if f, ok := tcpFlags[r.args[1].c]; ok {
-			return "pkt.tcp." + f, true
+	mask := r.args[1].c
+	switch l.fieldName(r.args[0]) {
+	case "pkt.tcp.flags":
+	case "pkt.tcp.doff_flags":
+		if mask > 0xff {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	var names []string
+	for bit := uint64(1); bit <= 0x80; bit <<= 1 {
+		if mask&bit != 0 {
+			names = append(names, "pkt.tcp."+tcpFlags[bit])
 		}
 	}
+	if len(names) == 0 {
+		return "", false
+	}
+	s := strings.Join(names, " or ")
+	if len(names) > 1 {
+		s = "(" + s + ")"
+	}
+	return s, true
+}
+
+// bitText reads bit k of a value built from packet bytes with shifts and
+// bitwise operators as a Boolean expression over named bits, such as
+// "pkt.tcp.syn and not pkt.tcp.ack" for a SYN-without-ACK test on the TCP
+// flags loaded as part of a little-endian word.
+func (l layout) bitText(r *rx, k int) (string, bool) {
+	if k < 0 {
+		return "False", true
+	}
+	two := len(r.args) == 2
+	switch {
+	case r.isConst():
+		if k < 64 && r.c>>k&1 == 1 {
+			return "True", true
+		}
+		return "False", true
+	case r.op == opPkt:
+		if k >= 8*len(r.offs) {
+			return "False", true
+		}
+		b := &rx{op: opPkt, w: 8, offs: []int{r.offs[len(r.offs)-1-k/8]}, sym: r.sym}
+		if l.fieldName(b) == "pkt.tcp.flags" {
+			return "pkt.tcp." + tcpFlags[1<<(k%8)], true
+		}
+		return fmt.Sprintf("bit(%s, %d)", l.bytesName(b), k%8), true
+	case two && (r.op == ">>" || r.op == "<<") && r.args[1].isConst():
+		if r.op == ">>" {
+			return l.bitText(r.args[0], k+int(r.args[1].c))
+		}
+		return l.bitText(r.args[0], k-int(r.args[1].c))
+	case two && (r.op == "&" || r.op == "|" || r.op == "^"):
+		a, ok1 := l.bitText(r.args[0], k)
+		b, ok2 := l.bitText(r.args[1], k)
+		if !ok1 || !ok2 {
+			return "", false
+		}
+		return boolOp(r.op, a, b), true
+	}
 	return "", false
+}
+
+// boolOp combines two bit texts, folding True and False.
+func boolOp(op, a, b string) string {
+	if a == "True" || a == "False" {
+		a, b = b, a
+	}
+	switch {
+	case op == "&" && b == "True", op == "|" && b == "False", op == "^" && b == "False":
+		return a
+	case op == "&" && b == "False":
+		return "False"
+	case op == "|" && b == "True":
+		return "True"
+	case op == "^" && b == "True":
+		return notText(a)
+	}
+	word := map[string]string{"&": " and ", "|": " or ", "^": " != "}[op]
+	return paren(a) + word + paren(b)
+}
+
+func notText(a string) string {
+	if strings.HasPrefix(a, "not ") && !strings.ContainsAny(a[4:], " ") {
+		return a[4:]
+	}
+	return "not " + paren(a)
+}
+
+func paren(s string) string {
+	if strings.Contains(s, " and ") || strings.Contains(s, " or ") || strings.Contains(s, " != ") {
+		return "(" + s + ")"
+	}
+	return s
 }

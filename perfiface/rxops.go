@@ -1,6 +1,9 @@
 package perfiface
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // linear splits an offset into a symbolic part and a constant.
 func linear(r *rx) (*rx, int) {
@@ -67,36 +70,10 @@ func (t *translator) sel(arr, idx *sx) *rx {
 // concat joins bytes of one array into one value, most significant first.
 func (t *translator) concat(args []*sx) *rx {
 	parts := make([]*rx, len(args))
-	w := 0
-	allConst := true
 	for i, a := range args {
 		parts[i] = t.conv(a)
-		w += parts[i].w
-		allConst = allConst && parts[i].isConst()
 	}
-	if allConst && w <= 64 {
-		var c uint64
-		for _, p := range parts {
-			c = c<<p.w | p.c
-		}
-		return kx(w, c)
-	}
-	first := parts[0]
-	joinable := first.bytes()
-	for _, p := range parts[1:] {
-		joinable = joinable && p.op == first.op && p.name == first.name && sameSym(p.sym, first.sym)
-	}
-	if j, ok := rejoin(parts); ok {
-		return j
-	}
-	if joinable {
-		out := &rx{op: first.op, w: w, name: first.name, sym: first.sym}
-		for _, p := range parts {
-			out.offs = append(out.offs, p.offs...)
-		}
-		return out
-	}
-	return &rx{op: "concat", w: w, args: parts}
+	return joinParts(parts)
 }
 
 // extract takes bits hi..lo of a value.
@@ -105,6 +82,8 @@ func extract(x *rx, hi, lo int) *rx {
 	switch {
 	case x.isConst():
 		return kx(w, x.c>>lo)
+	case x.op == "concat":
+		return extractConcat(x, hi, lo)
 	case x.bytes() && lo%8 == 0 && (hi+1)%8 == 0:
 		n := len(x.offs)
 		if lo/8 >= n {
@@ -140,6 +119,10 @@ func simplify(r *rx) *rx {
 		return a
 	case r.op == "+" && a.isConst() && a.c == 0:
 		return b
+	case r.op == "+" && b.isConst() && a.op == "+" && len(a.args) == 2 && a.args[1].isConst():
+		return simplify(&rx{op: "+", w: r.w, args: []*rx{a.args[0], kx(r.w, a.args[1].c+b.c)}})
+	case r.op == "+" && b.isConst() && a.op == "+" && len(a.args) == 2 && a.args[0].isConst():
+		return simplify(&rx{op: "+", w: r.w, args: []*rx{a.args[1], kx(r.w, a.args[0].c+b.c)}})
 	case r.op == "&" && b.isConst() && sigBits(a) < 64 && b.c == 1<<sigBits(a)-1:
 		return a
 	case r.op == "|":
@@ -306,3 +289,80 @@ func orBytes(r *rx) (*rx, bool) {
 
 var mirrored = map[string]string{"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<=",
 	"s<": "s>", "s>": "s<", "s<=": "s>=", "s>=": "s<="}
+
+// extractConcat takes bits hi..lo of a concatenation from the parts that
+// hold them, so a field of a key built on the stack reads as what was
+// stored there.
+func extractConcat(x *rx, hi, lo int) *rx {
+	var parts []*rx
+	off := 0 // bit offset of the current part's least significant bit
+	for i := len(x.args) - 1; i >= 0; i-- {
+		p := x.args[i]
+		top := off + p.w - 1
+		if top >= lo && off <= hi {
+			parts = append(parts, extract(p, min(hi, top)-off, max(lo, off)-off))
+		}
+		off += p.w
+	}
+	if len(parts) == 0 {
+		return kx(hi-lo+1, 0)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	slices.Reverse(parts)
+	return joinParts(parts)
+}
+
+// joinParts concatenates values, most significant first, joining bytes of
+// one array and folding constants.
+func joinParts(parts []*rx) *rx {
+	// Flatten nested concatenations first.
+	var flat []*rx
+	for _, p := range parts {
+		if p.op == "concat" {
+			flat = append(flat, p.args...)
+		} else {
+			flat = append(flat, p)
+		}
+	}
+	parts = flat
+	w := 0
+	allConst := true
+	for _, p := range parts {
+		w += p.w
+		allConst = allConst && p.isConst()
+	}
+	if allConst && w <= 64 {
+		var c uint64
+		for _, p := range parts {
+			c = c<<p.w | p.c
+		}
+		return kx(w, c)
+	}
+	// Leading zero bytes only widen the value.
+	for len(parts) > 1 && parts[0].isConst() && parts[0].c == 0 {
+		parts = parts[1:]
+	}
+	if len(parts) == 1 {
+		out := *parts[0]
+		out.w = w
+		return &out
+	}
+	if j, ok := rejoin(parts); ok {
+		return j
+	}
+	first := parts[0]
+	joinable := first.bytes()
+	for _, p := range parts[1:] {
+		joinable = joinable && p.op == first.op && p.name == first.name && sameSym(p.sym, first.sym) && p.w == 8*len(p.offs)
+	}
+	if joinable && first.w == 8*len(first.offs) {
+		out := &rx{op: first.op, w: w, name: first.name, sym: first.sym}
+		for _, p := range parts {
+			out.offs = append(out.offs, p.offs...)
+		}
+		return out
+	}
+	return &rx{op: "concat", w: w, args: parts}
+}
