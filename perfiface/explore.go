@@ -64,9 +64,9 @@ type Path struct {
 
 // Exploration is the result of exploring a program.
 type Exploration struct {
-	G         *cfg.Graph
-	Root      *Node // nil when no path is feasible
-	Paths     []Path
+	G     *cfg.Graph
+	Root  *Node // nil when no path is feasible
+	Paths []Path
 	// Truncated is set when the search stopped at MaxPaths or by the
 	// context: Root then holds only the subtrees it finished, and a branch
 	// with one side unfinished shows as the other side alone.
