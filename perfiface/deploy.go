@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/replay"
@@ -150,7 +152,7 @@ func (d *Deployment) Price(pkt *replay.Packet) (pc PacketCost, ok bool) {
 	}
 	vars := PCVValues(pkt.Result)
 	return PacketCost{Index: pkt.Index, Path: p, Class: d.pathClass[p], Insns: pkt.Result.Count,
-		Cost: d.It.Paths[p].Value.Eval(vars), Vars: vars}, true
+		Cost: math.Round(d.It.Paths[p].Value.Eval(vars)*1e6) / 1e6, Vars: vars}, true
 }
 
 // PCVValues sums the PCVs of a run's map operations per map and PCV name,
@@ -211,8 +213,8 @@ func (d *Deployment) Add(pkt *replay.Packet) {
 // drops the classes no packet reached from the tree.
 func (d *Deployment) Finish() error {
 	if len(d.Packets) == 0 {
-		return fmt.Errorf("no packet of %s ran on a feasible path (%d frames, %d did not run, %d off the explored paths)",
-			d.Trace, d.Frames, d.NotRun, d.OffPath)
+		return fail.Inputf(d.Trace, "no packet ran on a feasible path (%d frames, %d did not run, %d off the explored paths)",
+			d.Frames, d.NotRun, d.OffPath)
 	}
 	costs := make([]float64, len(d.Packets))
 	for i, p := range d.Packets {
