@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -32,6 +33,7 @@ type Interface struct {
 	Partial bool     // the exploration stopped early: the tree is missing
 
 	prog  *bpfprog.Program
+	g     *cfg.Graph // the graph the paths' edges index
 	stats map[*Node]*spread
 	texts map[*Cond]condText
 	negs  map[*Cond]*Cond
@@ -81,7 +83,7 @@ func (s *spread) mid() Formula {
 // for MetricCost and gives the PCV terms.
 func Build(ex *Exploration, metric string, t *target.Target, program string) (*Interface, error) {
 	it := &Interface{Program: program, Metric: metric, Root: ex.Root, Notes: ex.Notes, Partial: ex.Truncated,
-		prog: ex.G.Prog, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
+		prog: ex.G.Prog, g: ex.G, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
 	switch metric {
 	case MetricInsns:
 		it.Unit = "instructions"

@@ -27,6 +27,21 @@ func (it *Interface) metricTitle() string {
 func (it *Interface) Python(w io.Writer, v *View, header ...string) error {
 	bw := bufio.NewWriter(w)
 	p := &pyWriter{w: bw}
+	it.pyHeader(p, v, header)
+	if v.Root == nil {
+		p.line(1, "raise ValueError('no feasible path')")
+	} else {
+		p.node(1, v.Root, false)
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return bw.Flush()
+}
+
+// pyHeader writes the def line and the comments that describe the
+// interface.
+func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	name := "perf"
 	if it.prog != nil && it.prog.Name != "" {
 		name = "perf_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(it.prog.Name)
@@ -59,19 +74,11 @@ func (it *Interface) Python(w io.Writer, v *View, header ...string) error {
 	if it.Partial {
 		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
 	}
-	if v.Root == nil {
-		p.line(1, "raise ValueError('no feasible path')")
-	} else {
-		p.node(1, v.Root, false)
-	}
-	if p.err != nil {
-		return p.err
-	}
-	return bw.Flush()
 }
 
 type pyWriter struct {
 	w     io.Writer
+	leaf  func(*VNode) string // a leaf's line; nil: return its formula
 	lines int
 	err   error
 }
@@ -86,6 +93,10 @@ func (p *pyWriter) line(depth int, format string, args ...any) {
 
 // node writes a subtree; elif chains stay flat.
 func (p *pyWriter) node(depth int, v *VNode, elif bool) {
+	if v.leaf() && p.leaf != nil {
+		p.line(depth, "%s", p.leaf(v))
+		return
+	}
 	if v.leaf() {
 		p.line(depth, "return %s%s", v.Value, leafNote(v))
 		return

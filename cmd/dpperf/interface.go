@@ -101,6 +101,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
 	asJSON := fs.Bool("json", false, "write the interface as JSON (schema: perfiface/json.md)")
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
+	tr := addTraceFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -115,6 +116,9 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	it, err := f.analyse(ctx, pos[0], stderr)
 	if err != nil {
 		return err
+	}
+	if tr.active() {
+		return tr.run(ctx, it, *res, *asJSON, stdout)
 	}
 	w := bufio.NewWriter(stdout)
 	view := it.View(max(*res, 1e-9))
