@@ -58,7 +58,7 @@ func TestDeployInsnsExact(t *testing.T) {
 		if got := len(d.Packets) + d.NotRun + d.OffPath; got != d.Frames {
 			t.Errorf("resolution %g: %d priced + %d not run + %d off path != %d frames", res, len(d.Packets), d.NotRun, d.OffPath, d.Frames)
 		}
-		if d.Frames != 857 || d.NotRun != 5 || d.OffPath != 6 {
+		if d.Frames != 857 || d.NotRun != 5 || d.OffPath != 0 {
 			t.Errorf("resolution %g: %s", res, d.Summary())
 		}
 		// Every class in the pruned tree has packets, and their counts add up.

@@ -174,14 +174,6 @@ func TestExactAgainstInterpreter(t *testing.T) {
 	}
 }
 
-func edgeKey(e []int32) string {
-	var b strings.Builder
-	for _, x := range e {
-		b.WriteString(itoa(int(x)))
-		b.WriteByte(',')
-	}
-	return b.String()
-}
 
 func newInterp(t *testing.T, p *bpfprog.Program, start *mapstate.State) (*interp.Interp, *interp.Maps) {
 	t.Helper()
