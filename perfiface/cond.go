@@ -130,8 +130,45 @@ var smtOps = map[string]string{"=": "==", "distinct": "!=", "bvult": "<", "bvule
 var boolOps = map[string]bool{"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
 	"s<": true, "s<=": true, "s>": true, "s>=": true, "and": true, "or": true}
 
-// conv turns an SMT term into an rx.
+// maxExpr is the largest expression (in nodes, written out as a tree) a
+// condition shows; beyond it, as after a hash computed in the program,
+// the term is shown as opaque() and the branch's source line explains it.
+const maxExpr = 200
+
+// small reports whether r written out as a tree has at most limit nodes,
+// visiting no more than that many.
+func small(r *rx, limit int) bool {
+	n := 0
+	var walk func(*rx) bool
+	walk = func(x *rx) bool {
+		n++
+		if n > limit {
+			return false
+		}
+		if x.sym != nil && !walk(x.sym) {
+			return false
+		}
+		for _, a := range x.args {
+			if !walk(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(r)
+}
+
+// conv turns an SMT term into an rx, replacing a term too large to read
+// by an opaque value.
 func (t *translator) conv(s *sx) *rx {
+	r := t.conv1(s)
+	if !small(r, maxExpr) {
+		return vx(r.w, "opaque()")
+	}
+	return r
+}
+
+func (t *translator) conv1(s *sx) *rx {
 	if s.isAtom() {
 		return t.atom(s.atom)
 	}

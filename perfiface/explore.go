@@ -264,7 +264,9 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 	for _, err := range errs {
 		switch {
 		case err == nil:
-		case errors.Is(err, errLimit) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, errLimit) || ctx.Err() != nil:
+			// The solver's error on a cancelled context is whatever the
+			// killed process left; the context says it was a stop.
 			stop = err
 		default:
 			return nil, err
@@ -304,10 +306,11 @@ func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
 // describe loads a prefix whose last edge is a branch side and turns its
 // condition into a Cond.
 func (x *explorer) describe(c *symex.Checker, prefix []int32) (*Cond, error) {
-	if err := c.Load(prefix); err != nil {
+	text, err := c.Describe(prefix)
+	if err != nil {
 		return nil, fmt.Errorf("describing a branch: %w", err)
 	}
-	return newCond(x.g, prefix, c.Text(len(prefix))), nil
+	return newCond(x.g, prefix, text), nil
 }
 
 // renumber orders the paths as the tree's leaves appear, then-side first,

@@ -42,7 +42,7 @@ type condText struct {
 // rawName matches what a rendered condition shows when no protocol field
 // or map fits: the solver's own names, raw packet bytes, little-endian
 // loads, concatenations. Such tests get their source line as a comment.
-var rawName = regexp.MustCompile(`\b(t|v|x|c|u|m|e|r|rm|tc|csum|found|mem)\d+\b|mem\[|pkt\[|\ble\d+\(|concat\(|bit\(`)
+var rawName = regexp.MustCompile(`\b(t|v|x|c|u|m|e|r|rm|tc|csum|found|mem)\d+\b|mem\[|pkt\[|\ble\d+\(|concat\(|bit\(|opaque\(`)
 
 // text renders a condition below the layout l.
 func (it *Interface) text(c *Cond, l layout) condText {

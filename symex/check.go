@@ -262,38 +262,17 @@ func (c *Checker) load(edges []int32) error {
 		names, st = l.names, l.st
 	}
 	for i := common; i < len(edges); i++ {
-		var ns *state
-		if st == nil {
-			ns = &state{}
-		} else {
-			ns = st.clone()
-		}
-		var out []string
-		m := &machine{g: c.g, p: c.g.Prog, b: builder{out: &out, next: &names, decided: ns.decided}, st: ns, notes: c.notes}
-		e := c.g.Edges[edges[i]]
-		var err error
-		if e.Kind == cfg.EdgeEntry {
-			m.enter(term{w: 64, s: "len"})
-			m.b.decided = ns.decided
-		} else {
-			err = m.edge(e)
-		}
-		if err == nil && !m.dead {
-			err = m.body(e.To)
-		}
+		l, err := c.step(st, names, edges[i], i)
 		if err != nil {
 			return err
 		}
-		if m.dead {
-			return &deadPrefix{i + 1}
-		}
-		if err := c.send(out); err != nil {
+		if err := c.send(l.text); err != nil {
 			return err
 		}
-		c.levels = append(c.levels, level{st: ns, text: out, names: names, asserts: m.asserted})
+		c.levels = append(c.levels, l)
 		c.inSolver++
 		c.path = append(c.path, edges[i])
-		st = ns
+		st, names = l.st, l.names
 	}
 	return nil
 }
@@ -329,10 +308,6 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	return res, true, err
 }
 
-// Load executes edges symbolically without asking the solver, so that
-// Text describes them. A prefix that folds to false is an error.
-func (c *Checker) Load(edges []int32) error { return c.load(edges) }
-
 // Text returns the SMT commands of the first n edges of the loaded path,
 // one slice per edge: declarations, definitions, assertions and the
 // comments that say what a name stands for (see Describe).
@@ -342,4 +317,64 @@ func (c *Checker) Text(n int) [][]string {
 		out[i] = c.levels[i].text
 	}
 	return out
+}
+
+// step executes edge number i of a path (its condition and the body of
+// the node it enters) on a copy of st.
+func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
+	var ns *state
+	if st == nil {
+		ns = &state{}
+	} else {
+		ns = st.clone()
+	}
+	var out []string
+	m := &machine{g: c.g, p: c.g.Prog, b: builder{out: &out, next: &names, decided: ns.decided}, st: ns, notes: c.notes}
+	e := c.g.Edges[edge]
+	var err error
+	if e.Kind == cfg.EdgeEntry {
+		m.enter(term{w: 64, s: "len"})
+		m.b.decided = ns.decided
+	} else {
+		err = m.edge(e)
+	}
+	if err == nil && !m.dead {
+		err = m.body(e.To)
+	}
+	if err != nil {
+		return level{}, err
+	}
+	if m.dead {
+		return level{}, &deadPrefix{i + 1}
+	}
+	return level{st: ns, text: out, names: names, asserts: m.asserted}, nil
+}
+
+// Describe executes edges symbolically without the solver and returns the
+// SMT commands of each edge, as Text does for a loaded path. It leaves the
+// Checker's loaded path and solver untouched, so it works after the
+// solver was stopped.
+func (c *Checker) Describe(edges []int32) ([][]string, error) {
+	common := 0
+	for common < len(c.path) && common < len(edges) && c.path[common] == edges[common] {
+		common++
+	}
+	out := make([][]string, 0, len(edges))
+	names := 0
+	var st *state
+	for i := 0; i < common; i++ {
+		out = append(out, c.levels[i].text)
+	}
+	if common > 0 {
+		names, st = c.levels[common-1].names, c.levels[common-1].st
+	}
+	for i := common; i < len(edges); i++ {
+		l, err := c.step(st, names, edges[i], i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l.text)
+		st, names = l.st, l.names
+	}
+	return out, nil
 }
