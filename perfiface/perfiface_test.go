@@ -174,7 +174,6 @@ func TestExactAgainstInterpreter(t *testing.T) {
 	}
 }
 
-
 func newInterp(t *testing.T, p *bpfprog.Program, start *mapstate.State) (*interp.Interp, *interp.Maps) {
 	t.Helper()
 	def, err := mapstate.ObjectDefaults(p)

@@ -77,8 +77,8 @@ type Target struct {
 	// naming, as in Helpers) and PCV name (interp/pcv.yaml): the cost each
 	// unit of the variable adds to the helper call, whose own cost is
 	// that with every PCV at 0. Optional; missing PCVs cost nothing.
-	PCV map[string]map[string]Vec
-	Calibration *Calibration      // how a measured target was measured (nil: not measured)
+	PCV         map[string]map[string]Vec
+	Calibration *Calibration // how a measured target was measured (nil: not measured)
 }
 
 // ComponentIndex returns the index of the named component or -1.
