@@ -230,10 +230,20 @@ func (d *Diff) compare(sides []*diffSide, from *diffSide, e diffExample, notes m
 		}
 		runs[i] = r
 	}
+	class := e.class
 	if got := runs[slices.Index(sides, from)]; got.path != e.path {
-		notes[fmt.Sprintf("%s class %d: the example of path %d took path %d in the interpreter", from.name, e.class, e.path, got.path)] = true
+		// The solver's example does not take its path in the interpreter
+		// (see symex's notes): the row is the class the input really
+		// falls in.
+		notes[fmt.Sprintf("%s class %d: the example of path %d took path %s in the interpreter%s",
+			from.name, e.class, e.path, pathName(got.path), conflict(e.ex))] = true
+		class = got.class
 	}
-	r := &DiffRow{From: from.name, FromClass: e.class, Class: from.conds[e.class], OldClass: runs[0].class, NewClass: runs[1].class,
+	conds := []string{"(a path the exploration did not reach)"}
+	if class >= 0 {
+		conds = from.conds[class]
+	}
+	r := &DiffRow{From: from.name, FromClass: class, Class: conds, OldClass: runs[0].class, NewClass: runs[1].class,
 		OldPath: runs[0].path, NewPath: runs[1].path, Input: bound.Decode(e.ex.Packet), Packet: symex.Hex(e.ex.Packet),
 		State: describeState(e.ex), Before: runs[0].cost, After: runs[1].cost,
 		BeforeFormula: runs[0].formula.String(), AfterFormula: runs[1].formula.String()}
@@ -303,6 +313,14 @@ func (s *diffSide) setup(res float64) error {
 		walk(v.Else, append(conds, negTest(shortTest(v.Test))))
 	}
 	walk(s.view.Root, nil)
+	if s.view.Root == nil {
+		// A truncated exploration has no tree: each path is a class.
+		for i := range it.Paths {
+			s.class[i] = i
+			s.paths = append(s.paths, []int{i})
+			s.conds = append(s.conds, []string{"path " + itoa(i)})
+		}
+	}
 	s.index = make(map[string]int, len(it.Paths))
 	for i, p := range it.Paths {
 		s.index[edgeKey(p.Edges)] = i
@@ -543,4 +561,33 @@ func negTest(t string) string {
 		}
 	}
 	return "not (" + t + ")"
+}
+
+func pathName(p int) string {
+	if p < 0 {
+		return "unexplored"
+	}
+	return itoa(p)
+}
+
+// conflict explains an example that gives one key of a map two different
+// contents: the symbolic executor models lookups of different key
+// expressions independently, so the solver may make them equal.
+func conflict(ex *symex.Example) string {
+	seen := map[string]string{}
+	for _, e := range ex.Maps {
+		if e.Global {
+			continue
+		}
+		k := e.Map + "[" + symex.Hex(e.Key) + "]"
+		v := "absent"
+		if !e.Absent {
+			v = symex.Hex(e.Value)
+		}
+		if prev, ok := seen[k]; ok && prev != v {
+			return " (its lookups of " + k + " want different contents)"
+		}
+		seen[k] = v
+	}
+	return ""
 }
