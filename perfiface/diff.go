@@ -361,12 +361,18 @@ func (s *diffSide) examples(ctx context.Context, opts DiffOptions) error {
 		for _, p := range paths[:min(len(paths), tries)] {
 			out, err := c.Check(ctx, s.it.Paths[p].Edges)
 			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
 				return err
 			}
 			if out.Result != smt.Sat {
 				continue
 			}
 			if ex, err = c.Example(ctx); err != nil {
+				if ctx.Err() != nil {
+					break
+				}
 				return err
 			}
 			if ex != nil {
@@ -375,6 +381,12 @@ func (s *diffSide) examples(ctx context.Context, opts DiffOptions) error {
 			}
 		}
 		if ex == nil {
+			if ctx.Err() != nil {
+				// Out of time: the remaining classes go without examples.
+				s.noInput += len(s.paths) - class
+				s.notes = append(s.notes, fmt.Sprintf("the %s program's classes from %d on got no examples: time limit", s.name, class))
+				return nil
+			}
 			s.noInput++
 			s.notes = append(s.notes, fmt.Sprintf("%s class %d (%s): the solver gave no example", s.name, class, strings.Join(s.conds[class], " and ")))
 			continue

@@ -42,7 +42,13 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 	}
-	d, err := perfiface.Compare(ctx, its[0], its[1], perfiface.DiffOptions{Resolution: *res,
+	cctx := ctx
+	if f.timeLimit > 0 { // the examples get a time limit of their own
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, f.timeLimit)
+		defer cancel()
+	}
+	d, err := perfiface.Compare(cctx, its[0], its[1], perfiface.DiffOptions{Resolution: *res,
 		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}})
 	if err != nil {
 		return err
