@@ -158,6 +158,15 @@ fuzz-replay: setup bpf
 report-interface: setup bpf
 	$(GO) run ./examples/interface/report -out examples/interface -measure > examples/interface/report.txt
 	rm -f examples/interface/cdf.png
+# --- interface diff ---
+# Regression reports between example pairs: examples/interface/diff-*.txt.
+.PHONY: report-diff
+XDPFILT := /usr/lib/x86_64-linux-gnu/bpf/xdpfilt
+report-diff: build bpf
+	$(BIN) interface diff --workers 1 $(BPF_OUT)/flowcount.o $(BPF_OUT)/flowcount_v2.o > examples/interface/diff-flowcount.txt
+	$(BIN) interface diff --workers 1 --metric cost $(BPF_OUT)/flowcount.o $(BPF_OUT)/flowcount_v2.o > examples/interface/diff-flowcount-cost.txt
+	$(BIN) interface diff --workers 1 $(XDPFILT)_alw_eth.o $(XDPFILT)_dny_eth.o > examples/interface/diff-xdpfilt-alw_eth-dny_eth.txt
+	$(BIN) interface diff --max-paths 60 --time-limit 120s $(XDPFILT)_alw_eth.o $(XDPFILT)_alw_ip.o > examples/interface/diff-xdpfilt-alw_eth-alw_ip.txt
 # --- calibrate ---
 .PHONY: test-calibrate calibrate evidence-calibrate
 # Micro-programs on the kernel (root), the quick calibration and the bound

@@ -34,6 +34,7 @@ type Interface struct {
 
 	prog  *bpfprog.Program
 	g     *cfg.Graph // the graph the paths' edges index
+	meas  *measurer // prices paths, also those of concrete runs (Diff)
 	stats map[*Node]*spread
 	texts map[*Cond]condText
 	negs  map[*Cond]*Cond
@@ -98,20 +99,11 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 	default:
 		return nil, fmt.Errorf("unknown metric %q (insns, mem, cost)", metric)
 	}
-	m := newMeasurer(ex.G, t)
+	it.meas = newMeasurer(ex.G, t)
 	for _, p := range ex.Paths {
-		pi := PathInfo{Metrics: m.metrics(p.Edges), Unknown: p.Unknown, Edges: p.Edges}
-		switch metric {
-		case MetricInsns:
-			pi.Value = Constant(float64(pi.Insns))
-		case MetricMem:
-			pi.Value = Constant(float64(pi.Mem()))
-		default:
-			pi.Value = pi.Cost
-		}
-		it.Paths = append(it.Paths, pi)
+		it.Paths = append(it.Paths, it.price(p.Edges, p.Unknown))
 	}
-	for _, p := range m.pcvs {
+	for _, p := range it.meas.pcvs {
 		it.PCVs = append(it.PCVs, p)
 	}
 	sort.Slice(it.PCVs, func(i, j int) bool { return it.PCVs[i].Var < it.PCVs[j].Var })
@@ -119,6 +111,20 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 		it.summarise(it.Root)
 	}
 	return it, nil
+}
+
+// price computes a path's metrics and its value under the metric.
+func (it *Interface) price(edges []int32, unknown bool) PathInfo {
+	pi := PathInfo{Metrics: it.meas.metrics(edges), Unknown: unknown, Edges: edges}
+	switch it.Metric {
+	case MetricInsns:
+		pi.Value = Constant(float64(pi.Insns))
+	case MetricMem:
+		pi.Value = Constant(float64(pi.Mem()))
+	default:
+		pi.Value = pi.Cost
+	}
+	return pi
 }
 
 func (it *Interface) summarise(n *Node) *spread {

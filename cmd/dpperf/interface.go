@@ -95,6 +95,9 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 }
 
 func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "diff" {
+		return runInterfaceDiff(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("interface", "interface [flags] OBJECT.o", stderr)
 	f := addIfaceFlags(fs)
 	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact)")

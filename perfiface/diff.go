@@ -1,0 +1,597 @@
+package perfiface
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
+)
+
+// DiffOptions configure Diff.
+type DiffOptions struct {
+	// Resolution is the resolution of the views whose leaves are the
+	// classes (0: exact).
+	Resolution float64
+	// Check configures the solvers that find the example inputs.
+	Check symex.Options
+	// Tries is how many paths of a class are asked for an example before
+	// the class is given up (default 3).
+	Tries int
+}
+
+// Diff is the comparison of two programs' interfaces class by class: each
+// class of either program gives an example input, which both programs run.
+type Diff struct {
+	Metric     string    `json:"metric"`
+	Unit       string    `json:"unit"`
+	Target     string    `json:"target,omitempty"`
+	Resolution float64   `json:"resolution"`
+	Old        DiffSide  `json:"old"`
+	New        DiffSide  `json:"new"`
+	Examples   int       `json:"examples"`  // example inputs run through both programs
+	Matched    int       `json:"matched"`   // distinct (old class, new class) pairs they met
+	Unchanged  int       `json:"unchanged"` // of which the cost did not change
+	Rows       []DiffRow `json:"rows"`      // the pairs whose cost changed, largest regression first
+	Notes      []string  `json:"notes"`
+}
+
+// DiffSide describes one of the programs compared.
+type DiffSide struct {
+	Program string `json:"program"`
+	Paths   int    `json:"paths"`
+	Classes int    `json:"classes"`
+	NoInput int    `json:"no_input"` // classes the solver gave no example for
+	Partial bool   `json:"partial,omitempty"`
+}
+
+// DiffRow is one input class whose cost changed: the inputs that fall in
+// OldClass of the old program and NewClass of the new one, represented by
+// an example.
+type DiffRow struct {
+	// From is the program ("old" or "new") whose class gave the example;
+	// Class is that class's conditions, readable where the solver's terms
+	// allow.
+	From      string   `json:"from"`
+	FromClass int      `json:"from_class"`
+	Class     []string `json:"class"`
+	// OldClass and NewClass number the leaves of each view in the order
+	// the Python form lists them (-1: the run took a path the exploration
+	// did not reach); OldPath and NewPath are the paths the example took.
+	OldClass int `json:"old_class"`
+	NewClass int `json:"new_class"`
+	OldPath  int `json:"old_path"`
+	NewPath  int `json:"new_path"`
+	// Input is the example: the packet decoded layer by layer, its bytes,
+	// and the map contents it met.
+	Input  []string `json:"input"`
+	Packet string   `json:"packet"`
+	State  []string `json:"state,omitempty"`
+	// Before and After are the costs of the example in each program: the
+	// path's formula evaluated with the PCVs of the run.
+	Before        float64 `json:"before"`
+	After         float64 `json:"after"`
+	BeforeFormula string  `json:"before_formula"`
+	AfterFormula  string  `json:"after_formula"`
+	Delta         float64 `json:"delta"`
+	// Percent is Delta relative to Before; ±Inf (null in JSON) when Before
+	// is 0.
+	Percent Percent `json:"percent"`
+}
+
+// Percent is a relative change in percent.
+type Percent float64
+
+// MarshalJSON writes infinite values as null.
+func (p Percent) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(p), 0) || math.IsNaN(float64(p)) {
+		return []byte("null"), nil
+	}
+	return []byte(trimFloat(float64(p))), nil
+}
+
+// String formats a signed percentage.
+func (p Percent) String() string {
+	switch {
+	case math.IsInf(float64(p), 1):
+		return "+inf%"
+	case math.IsInf(float64(p), -1):
+		return "-inf%"
+	}
+	return fmt.Sprintf("%+.1f%%", float64(p))
+}
+
+// Regressions returns the rows whose cost rose by more than percent.
+func (d *Diff) Regressions(percent float64) []DiffRow {
+	var out []DiffRow
+	for _, r := range d.Rows {
+		if r.Delta > 0 && float64(r.Percent) > percent {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Compare compares the interfaces of two programs for the same metric by
+// input class. The classes of both programs are the leaves of their views
+// at the resolution; for each, the solver gives an example input (packet
+// and map contents) on one of its paths, and the interpreter runs every
+// example through both programs from their objects' initial state with
+// the example's map entries filled in (entries of maps the other program
+// lacks are dropped, with a note). The cost of an example in a program is
+// the formula of the path it took, evaluated with the PCVs of the run.
+// Examples that meet the same pair of classes are one row: the one with
+// the larger change.
+func Compare(ctx context.Context, before, after *Interface, opts DiffOptions) (*Diff, error) {
+	if before.Metric != after.Metric || before.Target != after.Target {
+		return nil, fmt.Errorf("diff: the interfaces have different metrics (%s %s, %s %s)",
+			before.Metric, before.Target, after.Metric, after.Target)
+	}
+	if before.meas == nil || after.meas == nil {
+		return nil, fmt.Errorf("diff: interfaces must come from Build")
+	}
+	res := max(opts.Resolution, 1e-9)
+	sides := []*diffSide{{name: "old", it: before}, {name: "new", it: after}}
+	d := &Diff{Metric: before.Metric, Unit: before.Unit, Target: before.Target, Resolution: opts.Resolution}
+	notes := map[string]bool{}
+	for _, s := range sides {
+		if err := s.setup(res); err != nil {
+			return nil, err
+		}
+		if s.it.Partial {
+			notes[fmt.Sprintf("the %s program's exploration stopped early: its missing classes gave no examples", s.name)] = true
+		}
+	}
+	// The two programs' solvers run side by side.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, s := range sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.examples(ctx, opts)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	rows := map[[2]int]*DiffRow{}
+	var order [][2]int
+	for _, s := range sides {
+		for _, e := range s.exs {
+			r, ok := d.compare(sides, s, e, notes)
+			if !ok {
+				continue
+			}
+			d.Examples++
+			k := [2]int{r.OldClass, r.NewClass}
+			prev, seen := rows[k]
+			if !seen {
+				order = append(order, k)
+			}
+			if !seen || math.Abs(r.Delta) > math.Abs(prev.Delta) {
+				rows[k] = r
+			}
+		}
+	}
+	d.Matched = len(order)
+	for _, k := range order {
+		r := rows[k]
+		if r.Delta == 0 {
+			d.Unchanged++
+			continue
+		}
+		d.Rows = append(d.Rows, *r)
+	}
+	sort.SliceStable(d.Rows, func(i, j int) bool {
+		a, b := d.Rows[i], d.Rows[j]
+		if a.Percent != b.Percent {
+			return a.Percent > b.Percent
+		}
+		return a.Delta > b.Delta
+	})
+	if d.Rows == nil {
+		d.Rows = []DiffRow{}
+	}
+	d.Old, d.New = sides[0].summary(), sides[1].summary()
+	for _, s := range sides {
+		for _, n := range s.notes {
+			notes[n] = true
+		}
+	}
+	d.Notes = []string{}
+	for n := range notes {
+		d.Notes = append(d.Notes, n)
+	}
+	slices.Sort(d.Notes)
+	return d, nil
+}
+
+// compare runs an example of side from through both programs.
+func (d *Diff) compare(sides []*diffSide, from *diffSide, e diffExample, notes map[string]bool) (*DiffRow, bool) {
+	var runs [2]diffRun
+	for i, s := range sides {
+		r, err := s.run(e.ex, from, notes)
+		if err != nil {
+			notes[fmt.Sprintf("%s class %d: the example does not run in the %s program: %v", from.name, e.class, s.name, err)] = true
+			return nil, false
+		}
+		runs[i] = r
+	}
+	class := e.class
+	if got := runs[slices.Index(sides, from)]; got.path != e.path {
+		// The solver's example does not take its path in the interpreter
+		// (see symex's notes): the row is the class the input really
+		// falls in.
+		notes[fmt.Sprintf("%s class %d: the example of path %d took path %s in the interpreter%s",
+			from.name, e.class, e.path, pathName(got.path), conflict(e.ex))] = true
+		class = got.class
+	}
+	conds := []string{"(a path the exploration did not reach)"}
+	if class >= 0 {
+		conds = from.conds[class]
+	}
+	r := &DiffRow{From: from.name, FromClass: class, Class: conds, OldClass: runs[0].class, NewClass: runs[1].class,
+		OldPath: runs[0].path, NewPath: runs[1].path, Input: bound.Decode(e.ex.Packet), Packet: symex.Hex(e.ex.Packet),
+		State: describeState(e.ex), Before: runs[0].cost, After: runs[1].cost,
+		BeforeFormula: runs[0].formula.String(), AfterFormula: runs[1].formula.String()}
+	r.Delta = r.After - r.Before
+	switch {
+	case r.Before != 0:
+		r.Percent = Percent(100 * r.Delta / r.Before)
+	case r.Delta != 0:
+		r.Percent = Percent(math.Inf(int(math.Copysign(1, r.Delta))))
+	}
+	return r, true
+}
+
+// diffSide is one program of a Diff.
+type diffSide struct {
+	name  string
+	it    *Interface
+	view  *View
+	conds [][]string // per class: the tests that lead to it
+	paths [][]int    // per class: its paths
+	class []int      // per path: its class
+	index map[string]int
+	exs   []diffExample
+	notes []string
+
+	defaults *mapstate.State
+	flags    map[string]uint32
+	interp   *interp.Interp
+	pather   *cfg.Pather
+	noInput  int
+}
+
+// diffExample is an example input of one class.
+type diffExample struct {
+	class, path int
+	ex          *symex.Example
+}
+
+// diffRun is what an example did in one program.
+type diffRun struct {
+	class, path int
+	formula     Formula
+	cost        float64
+}
+
+func (s *diffSide) setup(res float64) error {
+	it := s.it
+	s.view = it.View(res)
+	s.class = make([]int, len(it.Paths))
+	for i := range s.class {
+		s.class[i] = -1
+	}
+	var walk func(v *VNode, conds []string)
+	walk = func(v *VNode, conds []string) {
+		if v == nil {
+			return
+		}
+		if v.leaf() {
+			for _, p := range v.Paths {
+				s.class[p] = len(s.paths)
+			}
+			s.paths = append(s.paths, v.Paths)
+			s.conds = append(s.conds, slices.Clone(conds))
+			return
+		}
+		walk(v.Then, append(conds, shortTest(v.Test)))
+		walk(v.Else, append(conds, negTest(shortTest(v.Test))))
+	}
+	walk(s.view.Root, nil)
+	if s.view.Root == nil {
+		// A truncated exploration has no tree: each path is a class.
+		for i := range it.Paths {
+			s.class[i] = i
+			s.paths = append(s.paths, []int{i})
+			s.conds = append(s.conds, []string{"path " + itoa(i)})
+		}
+	}
+	s.index = make(map[string]int, len(it.Paths))
+	for i, p := range it.Paths {
+		s.index[edgeKey(p.Edges)] = i
+	}
+	prog := it.meas.g.Prog
+	var err error
+	if s.defaults, err = mapstate.ObjectDefaults(prog); err != nil {
+		return err
+	}
+	if s.flags, err = interp.ObjectMapFlags(prog); err != nil {
+		return err
+	}
+	if s.interp, err = interp.New(prog, interp.Options{}); err != nil {
+		return err
+	}
+	s.pather = cfg.NewPather(it.meas.g)
+	return nil
+}
+
+func (s *diffSide) summary() DiffSide {
+	return DiffSide{Program: s.it.Program, Paths: len(s.it.Paths), Classes: len(s.paths), NoInput: s.noInput, Partial: s.it.Partial}
+}
+
+// examples asks the solver for one input per class.
+func (s *diffSide) examples(ctx context.Context, opts DiffOptions) error {
+	tries := opts.Tries
+	if tries <= 0 {
+		tries = 3
+	}
+	c, err := symex.NewChecker(s.it.meas.g, opts.Check)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for class, paths := range s.paths {
+		var ex *symex.Example
+		path := -1
+		for _, p := range paths[:min(len(paths), tries)] {
+			out, err := c.Check(ctx, s.it.Paths[p].Edges)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return err
+			}
+			if out.Result != smt.Sat {
+				continue
+			}
+			if ex, err = c.Example(ctx); err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return err
+			}
+			if ex != nil {
+				path = p
+				break
+			}
+		}
+		if ex == nil {
+			if ctx.Err() != nil {
+				// Out of time: the remaining classes go without examples.
+				s.noInput += len(s.paths) - class
+				s.notes = append(s.notes, fmt.Sprintf("the %s program's classes from %d on got no examples: time limit", s.name, class))
+				return nil
+			}
+			s.noInput++
+			s.notes = append(s.notes, fmt.Sprintf("%s class %d (%s): the solver gave no example", s.name, class, strings.Join(s.conds[class], " and ")))
+			continue
+		}
+		s.exs = append(s.exs, diffExample{class: class, path: path, ex: ex})
+	}
+	return nil
+}
+
+// run runs an example of side from in s's program.
+func (s *diffSide) run(ex *symex.Example, from *diffSide, notes map[string]bool) (diffRun, error) {
+	prog := s.it.meas.g.Prog
+	st := s.defaults.Clone()
+	for _, e := range ex.Maps {
+		if e.Absent {
+			continue
+		}
+		pm := prog.Maps[e.Map]
+		key := e.Key
+		if e.Global {
+			key = make([]byte, 4)
+		}
+		switch {
+		case pm == nil:
+			notes[fmt.Sprintf("the %s program has no map %s: entries of %s examples in it are dropped", s.name, e.Map, from.name)] = true
+			continue
+		case int(pm.KeySize) != len(key) || int(pm.ValueSize) != len(e.Value):
+			notes[fmt.Sprintf("map %s has another key or value size in the %s program: entries of %s examples in it are dropped", e.Map, s.name, from.name)] = true
+			continue
+		}
+		st.Set(e.Map, mapstate.Entry{Key: key, Value: e.Value})
+	}
+	maps, err := interp.NewMaps(prog, st, interp.MapOptions{Flags: s.flags})
+	if err != nil {
+		return diffRun{}, err
+	}
+	res, err := s.interp.Run(interp.Input{Packet: ex.Packet, Ifindex: ex.Ifindex, RxQueue: ex.RxQueue}, maps)
+	if err != nil {
+		return diffRun{}, err
+	}
+	edges, err := s.pather.Path(res.Path)
+	if err != nil {
+		return diffRun{}, err
+	}
+	r := diffRun{class: -1, path: -1}
+	if p, ok := s.index[edgeKey(edges)]; ok {
+		r.path, r.class, r.formula = p, s.class[p], s.it.Paths[p].Value
+	} else {
+		notes[fmt.Sprintf("an example took a path of the %s program that its exploration did not reach", s.name)] = true
+		r.formula = s.it.price(edges, false).Value
+	}
+	r.cost = r.formula.Eval(runPCVs(res))
+	return r, nil
+}
+
+// runPCVs sums the PCVs a run met per map, under the names the formulas
+// use.
+func runPCVs(res *interp.Result) map[string]float64 {
+	vars := map[string]float64{}
+	for _, c := range res.Calls {
+		for _, p := range c.PCV {
+			vars[pcvVar(p.Name, c.Map)] += float64(p.Value)
+		}
+	}
+	return vars
+}
+
+
+// describeState lists the map contents an example needs.
+func describeState(ex *symex.Example) []string {
+	var out []string
+	for _, e := range ex.Maps {
+		switch {
+		case e.Global:
+			continue
+		case e.Absent:
+			out = append(out, fmt.Sprintf("%s[%s] absent", e.Map, symex.Hex(e.Key)))
+		default:
+			out = append(out, fmt.Sprintf("%s[%s] = %s", e.Map, symex.Hex(e.Key), symex.Hex(e.Value)))
+		}
+	}
+	return out
+}
+
+// maxArg is the longest argument of a map membership test kept whole in a
+// class's conditions; longer ones (whole key structs built byte by byte)
+// become "…".
+const maxArg = 24
+
+// shortTest shortens the arguments of map membership tests:
+// flows.contains(saddr=concat(...), sport=...) becomes
+// flows.contains(saddr=…, sport=…).
+func shortTest(t string) string {
+	const marker = ".contains("
+	var b strings.Builder
+	for {
+		i := strings.Index(t, marker)
+		if i < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		start := i + len(marker)
+		end, args := splitArgs(t[start:])
+		if end < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		b.WriteString(t[:start])
+		for j, a := range args {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			name, val, named := strings.Cut(a, "=")
+			if !named || strings.ContainsAny(name, " ([") {
+				name, val, named = "", a, false
+			}
+			if len(val) > maxArg {
+				val = "…"
+			}
+			if named {
+				b.WriteString(name + "=")
+			}
+			b.WriteString(val)
+		}
+		b.WriteByte(')')
+		t = t[start+end+1:]
+	}
+}
+
+// splitArgs splits s, which follows an opening parenthesis, into its
+// top-level comma-separated arguments up to the matching closing one, and
+// returns that one's index (-1 if missing).
+func splitArgs(s string) (int, []string) {
+	depth, from := 0, 0
+	var args []string
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ']':
+			depth--
+		case ')':
+			if depth == 0 {
+				return i, append(args, strings.TrimSpace(s[from:i]))
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(s[from:i]))
+				from = i + 1
+			}
+		}
+	}
+	return -1, nil
+}
+
+// negations are the comparison operators with their negations.
+var negations = map[string]string{" == ": " != ", " != ": " == ", " < ": " >= ", " >= ": " < ", " > ": " <= ", " <= ": " > "}
+
+// negTest negates a test: a single comparison by its opposite operator,
+// anything else with "not".
+func negTest(t string) string {
+	if !strings.Contains(t, " and ") && !strings.Contains(t, " or ") {
+		found, op := 0, ""
+		for o := range negations {
+			if n := strings.Count(t, o); n > 0 {
+				found += n
+				op = o
+			}
+		}
+		if found == 1 {
+			return strings.Replace(t, op, negations[op], 1)
+		}
+		if found == 0 { // Python's not binds looser than any operator but and/or
+			return "not " + t
+		}
+	}
+	return "not (" + t + ")"
+}
+
+func pathName(p int) string {
+	if p < 0 {
+		return "unexplored"
+	}
+	return itoa(p)
+}
+
+// conflict explains an example that gives one key of a map two different
+// contents: the symbolic executor models lookups of different key
+// expressions independently, so the solver may make them equal.
+func conflict(ex *symex.Example) string {
+	seen := map[string]string{}
+	for _, e := range ex.Maps {
+		if e.Global {
+			continue
+		}
+		k := e.Map + "[" + symex.Hex(e.Key) + "]"
+		v := "absent"
+		if !e.Absent {
+			v = symex.Hex(e.Value)
+		}
+		if prev, ok := seen[k]; ok && prev != v {
+			return " (its lookups of " + k + " want different contents)"
+		}
+		seen[k] = v
+	}
+	return ""
+}
