@@ -350,7 +350,11 @@ func (s *diffSide) examples(ctx context.Context, opts DiffOptions) error {
 	if tries <= 0 {
 		tries = 3
 	}
-	c, err := symex.NewChecker(s.it.meas.g, opts.Check)
+	check := opts.Check
+	if check.MinPacket == 0 {
+		check.MinPacket = MinPacket // the inputs the exploration covers
+	}
+	c, err := symex.NewChecker(s.it.meas.g, check)
 	if err != nil {
 		return err
 	}
@@ -453,7 +457,6 @@ func runPCVs(res *interp.Result) map[string]float64 {
 	}
 	return vars
 }
-
 
 // describeState lists the map contents an example needs.
 func describeState(ex *symex.Example) []string {

@@ -34,7 +34,7 @@ type Interface struct {
 
 	prog  *bpfprog.Program
 	g     *cfg.Graph // the graph the paths' edges index
-	meas  *measurer // prices paths, also those of concrete runs (Diff)
+	meas  *measurer  // prices paths, also those of concrete runs (Diff)
 	stats map[*Node]*spread
 	texts map[*Cond]condText
 	negs  map[*Cond]*Cond
