@@ -89,6 +89,8 @@ type explorer struct {
 	paths []Path
 	notes map[string]bool
 
+	stop func() // ends the search at MaxPaths
+
 	unknown, infeasible, checks atomic.Int64
 	limitHit                    atomic.Bool
 }
@@ -121,12 +123,13 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	x.stop = cancel
 	stopProgress := x.report(sctx)
 	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat)
 	stopProgress()
 	truncated := false
 	if err != nil {
-		if !errors.Is(err, errLimit) && ctx.Err() == nil {
+		if !errors.Is(err, errLimit) && !x.limitHit.Load() && ctx.Err() == nil {
 			return nil, err
 		}
 		truncated = true // the tree holds the subtrees finished before the stop
@@ -264,7 +267,7 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 	for _, err := range errs {
 		switch {
 		case err == nil:
-		case errors.Is(err, errLimit) || ctx.Err() != nil:
+		case errors.Is(err, errLimit) || ctx.Err() != nil || x.limitHit.Load():
 			// The solver's error on a cancelled context is whatever the
 			// killed process left; the context says it was a stop.
 			stop = err
@@ -297,6 +300,7 @@ func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
 	defer x.mu.Unlock()
 	if x.opts.MaxPaths > 0 && len(x.paths) >= x.opts.MaxPaths {
 		x.limitHit.Store(true)
+		x.stop()
 		return nil, errLimit
 	}
 	x.paths = append(x.paths, Path{Edges: slices.Clone(prefix), Unknown: res == smt.Unknown})
