@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/replay/rootcause"
 )
@@ -15,18 +13,7 @@ const mixedPcap = "../examples/interface/mixed.pcap"
 
 func flowtableInterface(t *testing.T, metric string) *Interface {
 	t.Helper()
-	p, err := bpfprog.LoadFile(testobj.Built(t, "flowtable"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := Explore(context.Background(), g, ExploreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ex := explore(t, testobj.Built(t, "flowtable"), "")
 	it, err := Build(ex, metric, nil, "flowtable")
 	if err != nil {
 		t.Fatal(err)

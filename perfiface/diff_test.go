@@ -12,7 +12,6 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp"
 )
@@ -20,18 +19,7 @@ import (
 // explain builds the exact instruction interface of a compiled example.
 func explain(t *testing.T, name string) (*Interface, *bpfprog.Program) {
 	t.Helper()
-	p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := Explore(context.Background(), g, ExploreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, ex := explore(t, testobj.Built(t, name), "")
 	it, err := Build(ex, MetricInsns, nil, name)
 	if err != nil {
 		t.Fatal(err)
