@@ -104,7 +104,9 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 		it.Paths = append(it.Paths, it.price(p.Edges, p.Unknown))
 	}
 	for _, p := range it.meas.pcvs {
-		it.PCVs = append(it.PCVs, p)
+		if metric == MetricCost { // the other metrics count BPF work only
+			it.PCVs = append(it.PCVs, p)
+		}
 	}
 	sort.Slice(it.PCVs, func(i, j int) bool { return it.PCVs[i].Var < it.PCVs[j].Var })
 	if it.Root != nil {
