@@ -66,8 +66,22 @@ func sspCase(t *testing.T, obj string, extra ...string) *bound.Result {
 	}
 	if unfillable {
 		t.Logf("not replayable: %s", m.Mismatch)
-	} else if m.PacketRate < r.Bound.PathRate {
-		t.Errorf("measured %g pkt/s on one core, below the bound's %g: the bound does not hold", m.PacketRate, r.Bound.PathRate)
+		return &r
+	}
+	// The bound is about a core the program has to itself; tests of other
+	// packages time programs on the same two cores at the same moment, so
+	// a replay below the bound is repeated (twice at most) and the fastest
+	// counts, as the calibration test does.
+	rate := m.PacketRate
+	for try := 0; try < 2 && rate < r.Bound.PathRate; try++ {
+		out, _, code := dpperf(t, args...)
+		var again bound.Result
+		if code == 0 && json.Unmarshal([]byte(out), &again) == nil && len(again.Paths) == 1 && again.Paths[0].Measured != nil {
+			rate = max(rate, again.Paths[0].Measured.PacketRate)
+		}
+	}
+	if rate < r.Bound.PathRate {
+		t.Errorf("measured %g pkt/s on one core, below the bound's %g: the bound does not hold", rate, r.Bound.PathRate)
 	}
 	return &r
 }
