@@ -3,6 +3,8 @@ package cfg
 import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
 )
 
 // Region is the memory region a pointer points into. The BPF verifier keeps
@@ -203,55 +205,18 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
 		return top
 	}
-	a, b := uint64(dst.off), uint64(src.off)
-	if is32 {
-		a, b = uint64(uint32(a)), uint64(uint32(b))
-	}
-	var r uint64
-	switch op {
-	case asm.Add:
-		r = a + b
-	case asm.Sub:
-		r = a - b
-	case asm.Mul:
-		r = a * b
-	case asm.Div:
-		if b == 0 {
-			r = 0
-		} else {
-			r = a / b
-		}
-	case asm.Mod:
-		if b != 0 {
-			r = a % b
-		} else {
-			r = a
-		}
-	case asm.Or:
-		r = a | b
-	case asm.And:
-		r = a & b
-	case asm.Xor:
-		r = a ^ b
-	case asm.LSh:
-		r = a << (b & 63)
-	case asm.RSh:
-		r = a >> (b & 63)
-	case asm.ArSh:
-		if is32 {
-			r = uint64(uint32(int32(uint32(a)) >> (b & 31)))
-		} else {
-			r = uint64(int64(a) >> (b & 63))
-		}
-	case asm.Neg:
-		r = -a
-	default:
+	r, ok := bpfprog.ALU(op, width(is32), uint64(dst.off), uint64(src.off))
+	if !ok {
 		return top
 	}
-	if is32 {
-		r = uint64(uint32(r))
-	}
 	return constant(int64(r))
+}
+
+func width(is32 bool) int {
+	if is32 {
+		return 32
+	}
+	return 64
 }
 
 // decide evaluates a conditional jump: known reports whether the outcome is
@@ -264,39 +229,7 @@ func decide(op asm.JumpOp, is32 bool, a, b value) (taken, known bool) {
 	default:
 		return false, false
 	}
-	x, y := uint64(a.off), uint64(b.off)
-	if is32 {
-		x, y = uint64(uint32(x)), uint64(uint32(y))
-	}
-	sx, sy := int64(x), int64(y)
-	if is32 {
-		sx, sy = int64(int32(uint32(x))), int64(int32(uint32(y)))
-	}
-	switch op {
-	case asm.JEq:
-		return x == y, true
-	case asm.JNE:
-		return x != y, true
-	case asm.JGT:
-		return x > y, true
-	case asm.JGE:
-		return x >= y, true
-	case asm.JLT:
-		return x < y, true
-	case asm.JLE:
-		return x <= y, true
-	case asm.JSGT:
-		return sx > sy, true
-	case asm.JSGE:
-		return sx >= sy, true
-	case asm.JSLT:
-		return sx < sy, true
-	case asm.JSLE:
-		return sx <= sy, true
-	case asm.JSet:
-		return x&y != 0, true
-	}
-	return false, false
+	return bpfprog.Cmp(op, width(is32), uint64(a.off), uint64(b.off))
 }
 
 // readOnlyHelpers do not write through their pointer arguments, so the stack

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
 )
 
 // machine is the state of one run.
@@ -98,12 +100,12 @@ func (m *machine) run() error {
 		in := &code[pc]
 		switch in.cls {
 		case asm.ALU64Class:
-			if err := m.alu64(in); err != nil {
+			if err := m.alu(in, 64); err != nil {
 				return err
 			}
 			pc++
 		case asm.ALUClass:
-			if err := m.alu32(in); err != nil {
+			if err := m.alu(in, 32); err != nil {
 				return err
 			}
 			pc++
@@ -125,7 +127,7 @@ func (m *machine) run() error {
 				return err
 			}
 			if in.op.Mode() == asm.MemSXMode {
-				v, t = signExtend(v, int(in.size)*8), 0
+				v, t = uint64(bpfprog.SignExtend(v, int(in.size)*8)), 0
 			}
 			m.regs[in.dst], m.tags[in.dst] = v, t
 			pc++
@@ -149,11 +151,6 @@ func (m *machine) unsupported(in *insn) error {
 	return fmt.Errorf("%s: unsupported instruction %v", where(m.it.prog, m.pc), m.it.prog.Insns[m.pc])
 }
 
-func signExtend(v uint64, bits int) uint64 {
-	s := 64 - bits
-	return uint64(int64(v<<s) >> s)
-}
-
 func (m *machine) srcOf(in *insn) (uint64, uint32) {
 	if in.op.Source() == asm.RegSource {
 		return m.regs[in.src], m.tags[in.src]
@@ -161,174 +158,55 @@ func (m *machine) srcOf(in *insn) (uint64, uint32) {
 	return uint64(in.imm), 0
 }
 
-func (m *machine) alu64(in *insn) error {
+// alu runs an ALU64 (w = 64) or ALU (w = 32) instruction. The arithmetic
+// is bpfprog.ALU's; a 64-bit add, subtraction or move carries the pointer
+// tag of its operand along.
+func (m *machine) alu(in *insn, w int) error {
 	d := in.dst
 	a, at := m.regs[d], m.tags[d]
-	if in.op.ALUOp() == asm.Swap {
-		m.regs[d], m.tags[d] = bswap(a, in.imm), 0
-		return nil
-	}
-	b, bt := m.srcOf(in)
-	var r uint64
-	var rt uint32
-	switch in.op.ALUOp() {
-	case asm.Add:
-		r = a + b
-		if at == 0 {
-			rt = bt
-		} else if bt == 0 {
-			rt = at
-		}
-	case asm.Sub:
-		r = a - b
-		if bt == 0 {
-			rt = at
-		}
-	case asm.Mov:
-		r, rt = b, bt
-	case asm.MovSX8:
-		r = signExtend(b, 8)
-	case asm.MovSX16:
-		r = signExtend(b, 16)
-	case asm.MovSX32:
-		r = signExtend(b, 32)
-	case asm.Mul:
-		r = a * b
-	case asm.Div:
-		if b != 0 {
-			r = a / b
-		}
-	case asm.SDiv:
-		r = uint64(sdiv64(int64(a), int64(b)))
-	case asm.Mod:
-		r = a
-		if b != 0 {
-			r = a % b
-		}
-	case asm.SMod:
-		r = uint64(smod64(int64(a), int64(b)))
-	case asm.Or:
-		r = a | b
-	case asm.And:
-		r = a & b
-	case asm.Xor:
-		r = a ^ b
-	case asm.LSh:
-		r = a << (b & 63)
-	case asm.RSh:
-		r = a >> (b & 63)
-	case asm.ArSh:
-		r = uint64(int64(a) >> (b & 63))
-	case asm.Neg:
-		r = -a
-	default:
-		return m.unsupported(in)
-	}
-	m.regs[d], m.tags[d] = r, rt
-	return nil
-}
-
-func sdiv64(a, b int64) int64 {
-	switch b {
-	case 0:
-		return 0
-	case -1:
-		return -a // S64_MIN / -1 wraps to S64_MIN, as the JIT does
-	}
-	return a / b
-}
-
-func smod64(a, b int64) int64 {
-	switch b {
-	case 0:
-		return a
-	case -1:
-		return 0
-	}
-	return a % b
-}
-
-func (m *machine) alu32(in *insn) error {
-	d := in.dst
-	a := uint32(m.regs[d])
-	if in.op.ALUOp() == asm.Swap {
-		v := m.regs[d]
-		if in.op.Endianness() == asm.BE {
-			v = bswap(v, in.imm)
-		} else {
-			v = truncate(v, in.imm)
+	op := in.op.ALUOp()
+	if op == asm.Swap {
+		v := bswap(a, in.imm)
+		if w == 32 && in.op.Endianness() != asm.BE {
+			v = truncate(a, in.imm)
 		}
 		m.regs[d], m.tags[d] = v, 0
 		return nil
 	}
-	bv, _ := m.srcOf(in)
-	b := uint32(bv)
-	var r uint32
-	switch in.op.ALUOp() {
-	case asm.Add:
-		r = a + b
-	case asm.Sub:
-		r = a - b
-	case asm.Mov:
-		r = b
-	case asm.MovSX8:
-		r = uint32(int32(int8(b)))
-	case asm.MovSX16:
-		r = uint32(int32(int16(b)))
-	case asm.Mul:
-		r = a * b
-	case asm.Div:
-		if b != 0 {
-			r = a / b
+	b, bt := m.srcOf(in)
+	var r uint64
+	switch op {
+	case asm.MovSX8, asm.MovSX16, asm.MovSX32:
+		from := 32
+		switch op {
+		case asm.MovSX8:
+			from = 8
+		case asm.MovSX16:
+			from = 16
 		}
-	case asm.SDiv:
-		r = uint32(sdiv32(int32(a), int32(b)))
-	case asm.Mod:
-		r = a
-		if b != 0 {
-			r = a % b
+		if from >= w {
+			return m.unsupported(in)
 		}
-	case asm.SMod:
-		r = uint32(smod32(int32(a), int32(b)))
-	case asm.Or:
-		r = a | b
-	case asm.And:
-		r = a & b
-	case asm.Xor:
-		r = a ^ b
-	case asm.LSh:
-		r = a << (b & 31)
-	case asm.RSh:
-		r = a >> (b & 31)
-	case asm.ArSh:
-		r = uint32(int32(a) >> (b & 31))
-	case asm.Neg:
-		r = -a
+		r, _ = bpfprog.ALU(asm.Mov, w, 0, uint64(bpfprog.SignExtend(b, from)))
 	default:
-		return m.unsupported(in)
+		var ok bool
+		if r, ok = bpfprog.ALU(op, w, a, b); !ok {
+			return m.unsupported(in)
+		}
 	}
-	m.regs[d], m.tags[d] = uint64(r), 0
+	var rt uint32
+	if w == 64 {
+		switch {
+		case op == asm.Add && at == 0:
+			rt = bt
+		case op == asm.Add && bt == 0, op == asm.Sub && bt == 0:
+			rt = at
+		case op == asm.Mov:
+			rt = bt
+		}
+	}
+	m.regs[d], m.tags[d] = r, rt
 	return nil
-}
-
-func sdiv32(a, b int32) int32 {
-	switch b {
-	case 0:
-		return 0
-	case -1:
-		return -a
-	}
-	return a / b
-}
-
-func smod32(a, b int32) int32 {
-	switch b {
-	case 0:
-		return a
-	case -1:
-		return 0
-	}
-	return a % b
 }
 
 func bswap(v uint64, width int64) uint64 {
@@ -389,44 +267,15 @@ func (m *machine) jump(in *insn, pc int) (next int, done bool, err error) {
 	default:
 		a := m.regs[in.dst]
 		b, _ := m.srcOf(in)
+		w := 64
 		if in.cls == asm.Jump32Class {
-			a, b = uint64(uint32(a)), uint64(uint32(b))
-			if cond(op, a, b, int64(int32(a)), int64(int32(b))) {
-				return int(in.target), false, nil
-			}
-		} else if cond(op, a, b, int64(a), int64(b)) {
+			w = 32
+		}
+		if taken, _ := bpfprog.Cmp(op, w, a, b); taken {
 			return int(in.target), false, nil
 		}
 		return pc + 1, false, nil
 	}
-}
-
-func cond(op asm.JumpOp, a, b uint64, sa, sb int64) bool {
-	switch op {
-	case asm.JEq:
-		return a == b
-	case asm.JNE:
-		return a != b
-	case asm.JGT:
-		return a > b
-	case asm.JGE:
-		return a >= b
-	case asm.JLT:
-		return a < b
-	case asm.JLE:
-		return a <= b
-	case asm.JSet:
-		return a&b != 0
-	case asm.JSGT:
-		return sa > sb
-	case asm.JSGE:
-		return sa >= sb
-	case asm.JSLT:
-		return sa < sb
-	case asm.JSLE:
-		return sa <= sb
-	}
-	return false
 }
 
 // Atomic operations beyond those asm names.

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
 )
 
 // term is a bit-vector (or, with width 1, Boolean) SMT term, folded to a
@@ -67,11 +69,6 @@ func boolConst(b bool) term {
 		return konst(1, 1)
 	}
 	return konst(1, 0)
-}
-
-// sext sign-extends the low w bits of c to 64 bits.
-func sext(c uint64, w uint16) int64 {
-	return int64(c<<(64-w)) >> (64 - w)
 }
 
 // builder creates terms, binding every non-constant result to a name so
@@ -168,14 +165,14 @@ func (b builder) zext(t term, w uint16) term {
 // sextTo widens t to w bits with its sign.
 func (b builder) sextTo(t term, w uint16) term {
 	t = b.res(t)
-	if r, ok := b.lift(t, w, func(v uint64) uint64 { return uint64(sext(v, t.w)) }); ok && t.w != w {
+	if r, ok := b.lift(t, w, func(v uint64) uint64 { return uint64(bpfprog.SignExtend(v, int(t.w))) }); ok && t.w != w {
 		return r
 	}
 	switch {
 	case t.w == w:
 		return t
 	case t.known:
-		return konst(w, uint64(sext(t.c, t.w)))
+		return konst(w, uint64(bpfprog.SignExtend(t.c, int(t.w))))
 	}
 	return b.def(w, fmt.Sprintf("((_ sign_extend %d) %s)", w-t.w, t.s))
 }
@@ -353,55 +350,16 @@ func (b builder) and2(x, y term) term {
 	return b.def(x.w, app("bvand", x, y))
 }
 
+// foldALU computes an operation on constants; signed selects the signed
+// division and modulo.
 func foldALU(op asm.ALUOp, signed bool, w uint16, a, c uint64) uint64 {
-	m := mask(w)
-	a, c = a&m, c&m
-	sa, sc := sext(a, w), sext(c, w)
-	switch op {
-	case asm.Add:
-		return a + c
-	case asm.Sub:
-		return a - c
-	case asm.Mul:
-		return a * c
-	case asm.Div:
-		switch {
-		case c == 0:
-			return 0
-		case signed && sc == -1:
-			return uint64(-sa) // MIN / -1 wraps to MIN
-		case signed:
-			return uint64(sa / sc)
-		}
-		return a / c
-	case asm.Mod:
-		switch {
-		case c == 0:
-			return a
-		case signed && sc == -1:
-			return 0
-		case signed:
-			return uint64(sa % sc)
-		}
-		return a % c
-	case asm.Or:
-		return a | c
-	case asm.And:
-		return a & c
-	case asm.Xor:
-		return a ^ c
-	case asm.LSh:
-		return a << (c & uint64(w-1))
-	case asm.RSh:
-		return a >> (c & uint64(w-1))
-	case asm.ArSh:
-		return uint64(sa >> (c & uint64(w-1)))
-	case asm.Neg:
-		return -a
-	case asm.Mov:
-		return c
+	if signed && op == asm.Div {
+		op = asm.SDiv
+	} else if signed && op == asm.Mod {
+		op = asm.SMod
 	}
-	return 0
+	r, _ := bpfprog.ALU(op, int(w), a, c)
+	return r
 }
 
 // cmp is the Bool of a BPF conditional jump "x op y" on w-bit terms.
@@ -472,32 +430,8 @@ func (b builder) decide(op asm.JumpOp, x, y term) (term, bool) {
 }
 
 func foldCmp(op asm.JumpOp, w uint16, a, c uint64) bool {
-	sa, sc := sext(a, w), sext(c, w)
-	switch op {
-	case asm.JEq:
-		return a == c
-	case asm.JNE:
-		return a != c
-	case asm.JGT:
-		return a > c
-	case asm.JGE:
-		return a >= c
-	case asm.JLT:
-		return a < c
-	case asm.JLE:
-		return a <= c
-	case asm.JSGT:
-		return sa > sc
-	case asm.JSGE:
-		return sa >= sc
-	case asm.JSLT:
-		return sa < sc
-	case asm.JSLE:
-		return sa <= sc
-	case asm.JSet:
-		return a&c != 0
-	}
-	return false
+	taken, _ := bpfprog.Cmp(op, int(w), a, c)
+	return taken
 }
 
 // signedOp turns an unsigned comparison into its signed counterpart:
