@@ -12,7 +12,6 @@ type Cond struct {
 	Insn   int    // the branch instruction (the last one of its block)
 	Kind   string // the Then edge's kind ("taken", "not-taken", ...)
 	Source string // source location and text of the branch, when the object has line info
-	SMT    string // the condition as the solver sees it (names expanded a few levels)
 	expr   *rx    // nil when the text could not be read
 }
 
@@ -48,7 +47,6 @@ func newCond(g *cfg.Graph, prefix []int32, text [][]string) *Cond {
 	if err != nil || len(s.list) != 2 {
 		return c
 	}
-	c.SMT = t.expand(s.list[1], 2).String()
 	c.expr = normalize(t.conv(s.list[1]))
 	return c
 }
@@ -105,21 +103,6 @@ func (t *translator) def(name string) (*sx, bool) {
 	}
 	t.defs[name] = s.list[4]
 	return s.list[4], true
-}
-
-// expand substitutes definitions depth levels deep, for the SMT field.
-func (t *translator) expand(s *sx, depth int) *sx {
-	if s.isAtom() {
-		if d, ok := t.def(s.atom); ok && depth > 0 {
-			return t.expand(d, depth-1)
-		}
-		return s
-	}
-	out := &sx{list: make([]*sx, len(s.list))}
-	for i, e := range s.list {
-		out.list[i] = t.expand(e, depth)
-	}
-	return out
 }
 
 var smtOps = map[string]string{"=": "==", "distinct": "!=", "bvult": "<", "bvule": "<=", "bvugt": ">",

@@ -186,7 +186,11 @@ func rawBytes(r *rx) string {
 	if n > 1 && r.descending() {
 		s = "le" + itoa(8*n) + "(" + s + ")"
 	} else if n > 1 && !r.ascending() {
-		s = base + "[" + strings.Trim(strings.Join(strings.Fields(strings.Trim(sprintInts(r.offs), "[]")), ","), ",") + "]"
+		parts := make([]string, n)
+		for i, o := range r.offs {
+			parts[i] = sym + itoa(o)
+		}
+		s = base + "[" + strings.Join(parts, ",") + "]"
 	}
 	return s
 }

@@ -45,17 +45,6 @@ func (s *sx) index() []int {
 	return out
 }
 
-func (s *sx) String() string {
-	if s.isAtom() {
-		return s.atom
-	}
-	parts := make([]string, len(s.list))
-	for i, e := range s.list {
-		parts[i] = e.String()
-	}
-	return "(" + strings.Join(parts, " ") + ")"
-}
-
 // parseSX parses one S-expression from the start of text.
 func parseSX(text string) (*sx, error) {
 	p := &sxParser{s: text}

@@ -1,10 +1,5 @@
 package perfiface
 
-import (
-	"fmt"
-	"strconv"
-)
+import "strconv"
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-func sprintInts(v []int) string { return fmt.Sprint(v) }

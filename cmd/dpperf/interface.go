@@ -56,11 +56,9 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 	default:
 		return nil, fail.Inputf(prog.File, "program %s is of type %s; interface analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
-	var t *target.Target
-	if f.metric == perfiface.MetricCost || f.tgt != "" {
-		if t, err = target.Load(f.tgt); err != nil {
-			return nil, err
-		}
+	t, err := target.Load(f.tgt) // prices --metric cost and its PCV terms
+	if err != nil {
+		return nil, err
 	}
 	g, err := cfg.Build(prog, cfg.Options{Unroll: f.unroll, LoopBounds: f.lb})
 	if err != nil {
