@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 // Options set up a calibration. Zero values pick the defaults.
@@ -106,17 +105,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			opts.Progress(fmt.Sprintf(format, args...))
 		}
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var old, set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return nil, fmt.Errorf("get CPU affinity: %w", err)
+	unpin, err := testrun.Pin(opts.CPU)
+	if err != nil {
+		return nil, err
 	}
-	set.Set(opts.CPU)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("pin to CPU %d: %w", opts.CPU, err)
-	}
-	defer unix.SchedSetaffinity(0, &old)
+	defer unpin()
 
 	start := time.Now()
 	benches := append(append(append(classBenches(), memoryBenches()...), mapBenches(ncpu)...), helperBenches()...)

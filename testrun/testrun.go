@@ -156,19 +156,34 @@ func (r *Runner) Close() error {
 
 // pinned runs f on a thread pinned to the runner's CPU.
 func (r *Runner) pinned(f func() error) error {
+	unpin, err := Pin(r.opts.CPU)
+	if err != nil {
+		return err
+	}
+	defer unpin()
+	return f()
+}
+
+// Pin locks the calling goroutine to its thread and the thread to one CPU,
+// so that timed runs do not migrate; unpin restores the affinity and
+// unlocks the thread.
+func Pin(cpu int) (unpin func(), err error) {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	var old unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return fmt.Errorf("get CPU affinity: %w", err)
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("get CPU affinity: %w", err)
 	}
 	var set unix.CPUSet
-	set.Set(r.opts.CPU)
+	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("pin to CPU %d: %w", r.opts.CPU, err)
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("pin to CPU %d: %w", cpu, err)
 	}
-	defer unix.SchedSetaffinity(0, &old)
-	return f()
+	return func() {
+		unix.SchedSetaffinity(0, &old)
+		runtime.UnlockOSThread()
+	}, nil
 }
 
 // xdpMD is struct xdp_md as BPF_PROG_TEST_RUN takes it.
