@@ -15,9 +15,12 @@ import (
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
-// Defaults of a configuration.
+// Defaults of a configuration. DefaultBuffer holds 60 ms of events at 10
+// million 28-byte checkpoints/s: longer than the drainer was away in our
+// measurements on a busy 2-core machine (docs/record.md, Performance). It
+// is the memory of each traced worker.
 const (
-	DefaultBuffer  = 4 << 20
+	DefaultBuffer  = 16 << 20
 	DefaultSnapLen = 100
 	DefaultRoot    = "dpperf-trace"
 )

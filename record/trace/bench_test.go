@@ -13,7 +13,7 @@ import (
 // enough that no event is dropped (a dropped event costs less than a
 // recorded one, and the benchmarks report drops). The sustained rate at the
 // default buffer size is BenchmarkSustainedRecording in package record.
-const benchBufferSize = 4 << 20
+const benchBufferSize = 16 << 20
 
 // BenchmarkCheckpointOff is the cost of an event on a worker with no
 // buffer attached (tracing off). It loops over b.N rather than b.Loop:

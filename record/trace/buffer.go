@@ -107,19 +107,25 @@ func (b *Buffer) commit(end uint64) {
 	b.head.Store(end)
 }
 
+// freeEvery is how many bytes Consume walks before it frees them: a drain
+// that the scheduler interrupts has already given the producer back most
+// of what it read. It is larger than any record (lengths are 16 bits).
+const freeEvery = 1 << 16
+
 // Consume calls fn with the kind and payload of every published record,
-// in place in the ring and in order, skipping padding, then frees their
-// space. It returns the number of events dropped since the previous call.
-// A payload aliases the ring and is valid only during fn. Only one
-// goroutine may consume a buffer at a time.
+// in place in the ring and in order, skipping padding, and frees their
+// space every freeEvery bytes. It returns the number of events dropped
+// since the previous call. A payload aliases the ring and is valid only
+// during fn. Only one goroutine may consume a buffer at a time.
 func (b *Buffer) Consume(fn func(kind byte, payload []byte)) uint64 {
 	h := b.head.Load()
 	pos := b.tail.Load()
 	for pos < h {
-		// Walk the published records up to the end of the ring (or head);
-		// a remainder too short for a header ends the ring's lap.
+		// Walk the published records up to the end of the ring (or head,
+		// or freeEvery bytes); a remainder too short for a header ends the
+		// ring's lap.
 		i := pos & b.mask
-		end := min(b.size, i+(h-pos))
+		end := min(b.size, i+(h-pos), i+freeEvery)
 		j := i
 		for end-j >= recordHeader {
 			n := uint64(b.data[j]) | uint64(b.data[j+1])<<8
@@ -140,6 +146,7 @@ func (b *Buffer) Consume(fn func(kind byte, payload []byte)) uint64 {
 			break // cannot happen with one producer; never read garbage
 		}
 		pos += j - i
+		b.tail.Store(pos)
 	}
 	b.tail.Store(h)
 	return b.dropped.Swap(0)

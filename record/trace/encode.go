@@ -53,6 +53,16 @@ func fixName(kind byte, p []byte) {
 	case p[0] == 8 && len(p) > queueFillName:
 		name = p[queueFillName : len(p)-1]
 	}
+	if len(name) < 64 {
+		// Most names are short: a plain loop costs less than a call to
+		// bytes.IndexByte (a fifth of the drain's time when it was used).
+		for i, c := range name {
+			if c == 0 {
+				name[i] = '?'
+			}
+		}
+		return
+	}
 	for {
 		i := bytes.IndexByte(name, 0)
 		if i < 0 {

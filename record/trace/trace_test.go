@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -125,9 +127,16 @@ func TestFullBufferDropsAndCounts(t *testing.T) {
 }
 
 // TestConcurrentDrain runs a producer against a draining consumer (run it
-// with -race): every event arrives once, in order, or is counted as dropped.
+// with -race): every event arrives once, in order, or is counted as dropped,
+// with a buffer smaller and one larger than the step in which Consume frees.
 func TestConcurrentDrain(t *testing.T) {
-	b := NewBuffer(BufferConfig{Size: MinBufferSize, CTF: true})
+	for _, size := range []int{MinBufferSize, 4 * freeEvery} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) { concurrentDrain(t, size) })
+	}
+}
+
+func concurrentDrain(t *testing.T, size int) {
+	b := NewBuffer(BufferConfig{Size: size, CTF: true})
 	w := New().Worker("l", "t")
 	w.Attach(b)
 	const total = 200000
@@ -193,6 +202,8 @@ func TestConsumeFixesNames(t *testing.T) {
 	w.Checkpoint("a\x00b\x00", 1, 0, Start)
 	w.QueueFill("\x00rx", 1, 2)
 	w.RPCCall("c\x00all", "peer")
+	long := strings.Repeat("x", 70) + "\x00y\x00"
+	w.Checkpoint(long, 1, 0, End)
 	var names []string
 	b.Consume(func(kind byte, p []byte) {
 		switch p[0] {
@@ -204,7 +215,7 @@ func TestConsumeFixesNames(t *testing.T) {
 			names = append(names, string(bytes.TrimRight(p[9:], "\x00")))
 		}
 	})
-	want := []string{"a?b?", "?rx", "c?all\x00peer"}
+	want := []string{"a?b?", "?rx", "c?all\x00peer", strings.Repeat("x", 70) + "?y?"}
 	if len(names) != len(want) {
 		t.Fatalf("names %q, want %q", names, want)
 	}
@@ -215,5 +226,27 @@ func TestConsumeFixesNames(t *testing.T) {
 	}
 	if b.Used() != 0 {
 		t.Errorf("%d bytes left after Consume", b.Used())
+	}
+}
+
+// TestConsumeFreesAsItGoes checks that a long drain gives space back to the
+// producer before it ends: past freeEvery bytes, the first ones are free.
+func TestConsumeFreesAsItGoes(t *testing.T) {
+	b := NewBuffer(BufferConfig{Size: 8 * freeEvery, CTF: true})
+	w := New().Worker("l", "t")
+	w.Attach(b)
+	for b.Used() < 6*freeEvery {
+		w.Checkpoint("x", 0, 0, Undef)
+	}
+	full, seen, minUsed := b.Used(), 0, b.Used()
+	b.Consume(func(kind byte, p []byte) {
+		seen += len(p) + recordHeader
+		minUsed = min(minUsed, b.Used())
+	})
+	if seen != full || b.Used() != 0 {
+		t.Fatalf("consumed %d of %d bytes, %d left", seen, full, b.Used())
+	}
+	if minUsed > full-4*freeEvery {
+		t.Errorf("%d of %d bytes still held during the drain, want at most %d", minUsed, full, full-4*freeEvery)
 	}
 }
