@@ -8,7 +8,9 @@ import (
 
 // TestCountsBusyThread spins for 50 ms of wall time: the thread's CPU time
 // grows by at most that much, and by something, and the process's by at
-// least the thread's.
+// least the thread's, give or take the kernel's scheduler tick: it scales
+// the time of a thread and of a process from tick samples separately, and
+// under load the process's was seen 0.4 ms below its thread's.
 func TestCountsBusyThread(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -18,7 +20,7 @@ func TestCountsBusyThread(t *testing.T) {
 	}
 	wall := time.Since(start)
 	th, pr := Thread()-t0, Process()-p0
-	if th <= 0 || th > wall+10*time.Millisecond || pr < th {
+	if th <= 0 || th > wall+10*time.Millisecond || pr < th-5*time.Millisecond {
 		t.Errorf("thread %v, process %v over %v of wall time", th, pr, wall)
 	}
 }
