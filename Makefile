@@ -95,9 +95,12 @@ test-record: setup
 	$(GO) test -count=1 ./record/... ./examples/pipeline/ ./cmd/dpperf/
 
 # Hot-path cost per event and sustained recording rate; the machine's load
-# moves them, so they run several times (read the minimum and the median).
+# moves them, so they run several times (read the minimum and the median)
+# and the load average is printed before and after.
 bench-record:
-	$(GO) test -run '^$$' -bench . -benchmem -count=$(or $(BENCH_COUNT),5) ./record/trace/ ./record/
+	@cat /proc/loadavg 2>/dev/null || true
+	$(GO) test -run '^$$' -bench . -benchmem -count=$(or $(BENCH_COUNT),6) ./record/trace/ ./record/
+	@cat /proc/loadavg 2>/dev/null || true
 
 # Each fuzz target of record for FUZZTIME (default 30s). Short minimizing:
 # FuzzAnalyze runs through files, and the default minute per new input
