@@ -16,15 +16,21 @@ import (
 
 // Example is an input that drives the program along a reported path.
 type Example struct {
-	Length  int        `json:"length"`  // bytes
-	Minimal bool       `json:"minimal"` // no shorter packet takes the path
-	Packet  string     `json:"packet"`  // hex
-	Layers  []string   `json:"layers"`  // the packet decoded
+	Length  int  `json:"length"`  // bytes
+	Minimal bool `json:"minimal"` // no shorter packet takes the path
+	// Approx: the solver could not match the path's hashes in time, so the
+	// packet may leave the path where the program tests a hash.
+	Approx  bool       `json:"approximate,omitempty"`
+	Packet  string     `json:"packet"` // hex
+	Layers  []string   `json:"layers"` // the packet decoded
 	Ifindex uint32     `json:"ingress_ifindex"`
 	RxQueue uint32     `json:"rx_queue_index"`
 	Verdict uint64     `json:"verdict"` // what the program returns on this path
 	Maps    []MapEntry `json:"maps"`    // contents the path needs
-	Raw     []byte     `json:"-"`
+	// ClockNs is what the path's first bpf_ktime_get_ns call returns, when
+	// it has one.
+	ClockNs *uint64 `json:"clock_ns,omitempty"`
+	Raw     []byte  `json:"-"`
 }
 
 // MapEntry is a map element (or global data) the path needs.
@@ -37,8 +43,11 @@ type MapEntry struct {
 }
 
 func exampleOf(ex *symex.Example) *Example {
-	e := &Example{Length: len(ex.Packet), Minimal: ex.Minimal, Packet: symex.Hex(ex.Packet), Layers: Decode(ex.Packet),
+	e := &Example{Length: len(ex.Packet), Minimal: ex.Minimal, Approx: ex.Approx, Packet: symex.Hex(ex.Packet), Layers: Decode(ex.Packet),
 		Ifindex: ex.Ifindex, RxQueue: ex.RxQueue, Verdict: ex.Verdict, Raw: ex.Packet, Maps: []MapEntry{}}
+	if ex.HasClock {
+		e.ClockNs = &ex.Clock
+	}
 	for _, m := range ex.Maps {
 		e.Maps = append(e.Maps, MapEntry{Map: m.Map, Key: symex.Hex(m.Key), Value: symex.Hex(m.Value), Absent: m.Absent, Global: m.Global})
 	}

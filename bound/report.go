@@ -88,6 +88,9 @@ func (r *Result) WriteText(w io.Writer) error {
 			if !ex.Minimal {
 				minimal = "not proven the smallest (solver timeout)"
 			}
+			if ex.Approx {
+				minimal = "approximate: its hash values were not solved for in time, it may leave the path where a hash is tested"
+			}
 			fmt.Fprintf(w, "  example packet: %d B, %s; the program returns %d\n", ex.Length, minimal, ex.Verdict)
 			for _, l := range ex.Layers {
 				fmt.Fprintf(w, "    %s\n", l)

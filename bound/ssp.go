@@ -2,6 +2,7 @@ package bound
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -94,6 +95,11 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 				v.out, v.err = ch.Check(limit, j.path.Edges)
 				if v.err == nil && v.out.Result == smt.Sat {
 					v.example, v.err = ch.Example(limit)
+					if errors.Is(v.err, symex.ErrHashRefuted) {
+						// Possible only with free hashes: refuted, no
+						// prefix pruned.
+						v.out, v.err = symex.Outcome{Result: smt.Unsat, Prefix: len(j.path.Edges)}, nil
+					}
 				}
 				verdicts <- v
 			}

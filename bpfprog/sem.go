@@ -117,3 +117,72 @@ func Cmp(op asm.JumpOp, w int, a, b uint64) (taken, ok bool) {
 	}
 	return false, false
 }
+
+// Mirror gives the comparison with its operands exchanged: "a op b" is
+// "b Mirror(op) a".
+func Mirror(op asm.JumpOp) asm.JumpOp {
+	switch op {
+	case asm.JGT:
+		return asm.JLT
+	case asm.JGE:
+		return asm.JLE
+	case asm.JLT:
+		return asm.JGT
+	case asm.JLE:
+		return asm.JGE
+	case asm.JSGT:
+		return asm.JSLT
+	case asm.JSGE:
+		return asm.JSLE
+	case asm.JSLT:
+		return asm.JSGT
+	case asm.JSLE:
+		return asm.JSGE
+	}
+	return op
+}
+
+// Negate gives the comparison that holds exactly when op does not, or
+// asm.InvalidJumpOp for an operation that is not a comparison of two
+// operands with a negation among the jumps (JSet).
+func Negate(op asm.JumpOp) asm.JumpOp {
+	switch op {
+	case asm.JEq:
+		return asm.JNE
+	case asm.JNE:
+		return asm.JEq
+	case asm.JGT:
+		return asm.JLE
+	case asm.JGE:
+		return asm.JLT
+	case asm.JLT:
+		return asm.JGE
+	case asm.JLE:
+		return asm.JGT
+	case asm.JSGT:
+		return asm.JSLE
+	case asm.JSGE:
+		return asm.JSLT
+	case asm.JSLT:
+		return asm.JSGE
+	case asm.JSLE:
+		return asm.JSGT
+	}
+	return asm.InvalidJumpOp
+}
+
+// Signed gives the signed counterpart of an unsigned ordering, and any
+// other comparison as it is.
+func Signed(op asm.JumpOp) asm.JumpOp {
+	switch op {
+	case asm.JGT:
+		return asm.JSGT
+	case asm.JGE:
+		return asm.JSGE
+	case asm.JLT:
+		return asm.JSLT
+	case asm.JLE:
+		return asm.JSLE
+	}
+	return op
+}

@@ -1,6 +1,10 @@
 package cfg
 
-import "github.com/cilium/ebpf/asm"
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
+)
 
 // resizing helpers move the packet's head or tail, after which bounds
 // checks no longer speak of the received packet's length.
@@ -26,7 +30,7 @@ func packetLen(op asm.JumpOp, a, b value) (taken, notTaken int32) {
 		n = a.off - b.off
 	case isEnd(a) && isPkt(b):
 		n = b.off - a.off
-		op = mirror(op)
+		op = bpfprog.Mirror(op)
 	default:
 		return 0, 0
 	}
@@ -48,27 +52,4 @@ func packetLen(op asm.JumpOp, a, b value) (taken, notTaken int32) {
 	}
 	clamp := func(v int64) int32 { return int32(min(max(v, 0), 1<<16)) }
 	return clamp(t), clamp(f)
-}
-
-// mirror turns "a op b" into "b op' a".
-func mirror(op asm.JumpOp) asm.JumpOp {
-	switch op {
-	case asm.JGT:
-		return asm.JLT
-	case asm.JGE:
-		return asm.JLE
-	case asm.JLT:
-		return asm.JGT
-	case asm.JLE:
-		return asm.JGE
-	case asm.JSGT:
-		return asm.JSLT
-	case asm.JSGE:
-		return asm.JSLE
-	case asm.JSLT:
-		return asm.JSGT
-	case asm.JSLE:
-		return asm.JSGE
-	}
-	return op
 }

@@ -58,7 +58,11 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	in := testrun.Input{Packet: pr.Example.Raw, Ifindex: ifindex, RxQueue: pr.Example.RxQueue}
 
 	// The path, on the interpreter.
-	it, err := interp.New(p, interp.Options{})
+	var opts interp.Options
+	if c := pr.Example.ClockNs; c != nil {
+		opts.Clock = *c // the time the path's timestamps were solved against
+	}
+	it, err := interp.New(p, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -9,26 +9,35 @@ import (
 	"github.com/dpperf/dpperf/internal/testobj"
 )
 
-// BenchmarkExplore reports feasible paths per second on the largest
-// program whose interface we extract in tests: xdpfilt_alw_all (425
-// instruction slots, 3 maps, ~10^10 graph paths), stopped at 2000
-// feasible paths, two solver processes.
+// BenchmarkExplore reports feasible paths per second, two solver
+// processes, each run stopped at 2000 feasible paths, on the largest
+// programs we have: xdpfilt_alw_all (425 instruction slots, 3 maps, ~10^10
+// graph paths) and test_xdp_noinline (1037 slots in 20 functions, 7 maps,
+// two hashes of the flow).
 func BenchmarkExplore(b *testing.B) {
-	p, err := bpfprog.LoadFile(testobj.LibXDPDir+"/xdpfilt_alw_all.o", "")
-	if err != nil {
-		b.Fatal(err)
+	for _, bc := range []struct{ name, file, prog string }{
+		{"xdpfilt_alw_all", testobj.LibXDPDir + "/xdpfilt_alw_all.o", ""},
+		{"test_xdp_noinline_v4", testobj.Built(b, "test_xdp_noinline"), "balancer_ingress_v4"},
+		{"test_xdp_noinline_v6", testobj.Built(b, "test_xdp_noinline"), "balancer_ingress_v6"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, err := bpfprog.LoadFile(bc.file, bc.prog)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := cfg.Build(p, cfg.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			paths := 0
+			for b.Loop() {
+				ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2, MaxPaths: 2000})
+				if err != nil {
+					b.Fatal(err)
+				}
+				paths += len(ex.Paths)
+			}
+			b.ReportMetric(float64(paths)/b.Elapsed().Seconds(), "paths/s")
+		})
 	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	paths := 0
-	for b.Loop() {
-		ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2, MaxPaths: 2000})
-		if err != nil {
-			b.Fatal(err)
-		}
-		paths += len(ex.Paths)
-	}
-	b.ReportMetric(float64(paths)/b.Elapsed().Seconds(), "paths/s")
 }

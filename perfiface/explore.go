@@ -229,36 +229,86 @@ func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, no
 	}
 }
 
-// branch explores the sides of a node with several out-edges. When a
-// solver is idle, the second side goes to it in parallel.
+// branch explores the sides of a node with several out-edges. Sides are
+// decided cheaply where they can be: by the model of the last check (a
+// side it satisfies is feasible, see symex.Checker.Probe), or, for a
+// two-way branch whose first side is refuted, by inference
+// (symex.Checker.Infer). The side decided on c is explored on c, which
+// keeps the model; when a solver is idle, another side goes to it in
+// parallel.
 func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result) (*Node, error) {
 	outs := x.out[node]
 	kids := make([]*Node, len(outs))
 	errs := make([]error, len(outs))
-	var wg sync.WaitGroup
-	for i, e := range outs {
-		p := append(slices.Clip(prefix), e)
-		run := func(c *symex.Checker) {
-			r, err := x.extend(ctx, c, p, res)
-			if err == nil && r != smt.Unsat {
-				kids[i], err = x.dfs(ctx, c, p, x.g.Edges[e].To, r)
-			}
-			errs[i] = err
+	side := func(i int) []int32 { return append(slices.Clip(prefix), outs[i]) }
+	known := make([]smt.Result, len(outs)) // a side's result, where decided[i]
+	decided := make([]bool, len(outs))
+	first := -1 // the side decided on c, explored there first
+	for i := range outs {
+		ok, err := c.Probe(side(i))
+		if err != nil {
+			return nil, err
 		}
-		if i < len(outs)-1 {
+		if ok {
+			known[i], decided[i], first = smt.Sat, true, i
+			break
+		}
+	}
+	if first < 0 && len(outs) == 2 {
+		r, err := x.extend(ctx, c, side(0), res)
+		if err != nil {
+			return nil, err
+		}
+		known[0], decided[0], first = r, true, 0
+		if r == smt.Unsat && c.TestOnly() {
+			if known[1], decided[1], err = c.Infer(side(1), res); err != nil {
+				return nil, err
+			}
+			first = 1
+		}
+	}
+	run := func(c *symex.Checker, i int) {
+		p := side(i)
+		r, err := known[i], error(nil)
+		if !decided[i] {
+			r, err = x.extend(ctx, c, p, res)
+		}
+		if err == nil && r != smt.Unsat {
+			kids[i], err = x.dfs(ctx, c, p, x.g.Edges[outs[i]].To, r)
+		}
+		errs[i] = err
+	}
+	// The sides in the order they run here; an idle solver takes any side
+	// but the first.
+	var order []int
+	if first >= 0 {
+		order = append(order, first)
+	}
+	for i := range outs {
+		if i != first && !(decided[i] && known[i] == smt.Unsat) {
+			order = append(order, i)
+		}
+	}
+	var wg sync.WaitGroup
+	var here []int
+	for k, i := range order {
+		if k > 0 {
 			select {
 			case c2 := <-x.pool:
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					run(c2)
+					run(c2, i)
 					x.pool <- c2
 				}()
 				continue
 			default:
 			}
 		}
-		run(c)
+		here = append(here, i)
+	}
+	for _, i := range here {
+		run(c, i)
 	}
 	wg.Wait()
 	// A stopped search keeps the subtrees it finished: the partial tree is

@@ -238,6 +238,26 @@ func (s *Solver) Values(terms []string) ([]string, error) {
 	return out, nil
 }
 
+// Holds evaluates a Bool term in the model of the last Sat check,
+// completing it where the term names constants the model left free. It
+// reports false when the term is false or the solver gives no plain
+// answer. z3 evaluates with its eval command, which does not echo the
+// term back; other solvers answer get-value.
+func (s *Solver) Holds(term string) (bool, error) {
+	if !s.isZ3 {
+		v, err := s.Value(term)
+		return v == "true", err
+	}
+	if err := s.send("(eval " + term + " :completion true)"); err != nil {
+		return false, err
+	}
+	ans, err := s.readSexp()
+	if err != nil {
+		return false, err
+	}
+	return sexpString(ans) == "true", nil
+}
+
 // Send writes commands (declarations, definitions, assertions) as they are.
 func (s *Solver) Send(lines ...string) error { return s.send(lines...) }
 

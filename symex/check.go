@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
@@ -18,6 +21,21 @@ type Options struct {
 	// Defaults: 60 (the Ethernet minimum without CRC) and 3520 (the largest
 	// XDP frame in a 4 KiB page: 4096 - 256 headroom - 320 tailroom).
 	MinPacket, MaxPacket int
+	// Abstract is the size (operations, written out as a tree) above
+	// which a computed value is taken as unconstrained while paths are
+	// checked: a hash the program computes makes a solver that must
+	// invert it time out on every later branch. The abstraction only adds
+	// paths (a bound stays valid, an interface may list a class no packet
+	// reaches); Example restores the exact values. 0: DefaultAbstract;
+	// negative: never.
+	Abstract int
+}
+
+// DefaultAbstract is the default Options.Abstract.
+const DefaultAbstract = 400
+
+func abstractNote(n uint32) string {
+	return fmt.Sprintf("values computed by more than %d operations (hashes) are taken as unconstrained while paths are checked; a path that needs a particular hash value may be impossible, and its example is solved with the exact values", n)
 }
 
 // DefaultMaxPacket is the largest packet an XDP program sees with 4 KiB
@@ -34,10 +52,16 @@ type Checker struct {
 	// inSolver is how many levels the solver holds (a prefix of levels);
 	// knownSat is how long a prefix of path is known satisfiable.
 	inSolver, knownSat int
-	notes              map[string]bool
-	Checks             int // solver checks, including those that find the refuted prefix
-	Folded             int // paths refuted without the solver (a constant condition)
-	Restarts           int // solvers killed for overrunning their timeout
+	// model is the length of the prefix whose satisfying model the solver
+	// holds (its last check), or -1.
+	model int
+	// ByModel counts prefixes found satisfiable by the model of an
+	// earlier check, without a check of their own.
+	ByModel  int
+	notes    map[string]bool
+	Checks   int // solver checks, including those that find the refuted prefix
+	Folded   int // paths refuted without the solver (a constant condition)
+	Restarts int // solvers killed for overrunning their timeout
 	// PathTime and PrefixTime are the solver's time on whole paths and on
 	// the search for refuted prefixes.
 	PathTime, PrefixTime time.Duration
@@ -48,6 +72,9 @@ type level struct {
 	text    []string // SMT commands of the edge
 	names   int      // name counter after the edge
 	asserts bool     // the edge adds a condition
+	// testOnly: the only condition the edge adds is its branch test (the
+	// node it enters asserts nothing, e.g. about a helper's result).
+	testOnly bool
 }
 
 // Outcome is the verdict on one path.
@@ -74,8 +101,18 @@ func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{g: g, s: s, opts: opts, notes: map[string]bool{}}
+	c := &Checker{g: g, s: s, opts: opts, notes: map[string]bool{}, model: -1}
 	return c, nil
+}
+
+func (c *Checker) abstract() uint32 {
+	switch {
+	case c.opts.Abstract < 0:
+		return 0
+	case c.opts.Abstract == 0:
+		return DefaultAbstract
+	}
+	return uint32(c.opts.Abstract)
 }
 
 // Close stops the solver.
@@ -160,11 +197,14 @@ func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.
 		return smt.Unknown, err
 	}
 	c.Checks++
+	c.model = -1
 	if limit == 0 {
 		limit = c.opts.Solver.Timeout
 	}
 	if limit <= 0 {
-		return c.s.CheckFor(ctx, 0)
+		res, err := c.s.CheckFor(ctx, 0)
+		c.keepModel(n, res, err)
+		return res, err
 	}
 	hard, cancel := context.WithTimeout(ctx, limit+limit/2+200*time.Millisecond)
 	defer cancel()
@@ -173,7 +213,130 @@ func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.
 		c.Restarts++
 		return smt.Unknown, c.restart(n)
 	}
+	c.keepModel(n, res, err)
 	return res, err
+}
+
+// keepModel records that the solver holds a model of the first n levels.
+func (c *Checker) keepModel(n int, res smt.Result, err error) {
+	if err == nil && res == smt.Sat && c.inSolver == n {
+		c.model = n
+	}
+}
+
+// maxModelText caps the SMT text byModel sends in one evaluation.
+const maxModelText = 1 << 16
+
+// byModel reports whether the model of the solver's last check, which
+// covers a shorter prefix, satisfies the first n levels: the levels the
+// solver has not received are written as one let-expression (a constant
+// declared there, which no earlier condition constrains, takes a fixed
+// value of its sort, see zeroOf) and evaluated. A true answer proves the prefix satisfiable
+// without a check; false decides nothing.
+func (c *Checker) byModel(n int) (bool, error) {
+	if c.model < 0 || c.inSolver != c.model || c.model > n {
+		return false, nil
+	}
+	// The pending levels' definitions, and the ones the assertions need.
+	type def struct {
+		order int
+		bind  string // "(name expr)"
+		expr  string
+	}
+	defs := map[string]def{}
+	var asserts []string
+	size := 0
+	for _, l := range c.levels[c.model:n] {
+		for _, line := range l.text {
+			switch {
+			case strings.HasPrefix(line, "(define-fun "):
+				f := strings.SplitN(line[len("(define-fun "):len(line)-1], " ", 3) // name, "()", sort and expression
+				expr := f[2][sortLen(f[2]):]
+				defs[f[0]] = def{len(defs), "(" + f[0] + expr + ")", expr}
+			case strings.HasPrefix(line, "(declare-const "):
+				name, sort, _ := strings.Cut(line[len("(declare-const "):len(line)-1], " ")
+				defs[name] = def{len(defs), "(" + name + " " + zeroOf(sort) + ")", ""}
+			case strings.HasPrefix(line, "(assert "):
+				asserts = append(asserts, line[len("(assert "):len(line)-1])
+			}
+		}
+	}
+	if len(asserts) == 0 {
+		return true, nil
+	}
+	need := map[string]bool{}
+	var walk func(text string)
+	walk = func(text string) {
+		for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }) {
+			if d, ok := defs[tok]; ok && !need[tok] {
+				need[tok] = true
+				size += len(d.bind)
+				walk(d.expr)
+			}
+		}
+	}
+	for _, a := range asserts {
+		walk(a)
+	}
+	if size > maxModelText {
+		return false, nil
+	}
+	binds := make([]def, 0, len(need))
+	for name := range need {
+		binds = append(binds, defs[name])
+	}
+	slices.SortFunc(binds, func(a, b def) int { return a.order - b.order })
+	var b strings.Builder
+	for _, d := range binds {
+		b.WriteString("(let (" + d.bind + ")")
+	}
+	b.WriteString("(and true " + strings.Join(asserts, " ") + ")")
+	b.WriteString(strings.Repeat(")", len(binds)))
+	ok, err := c.s.Holds(b.String())
+	if ok {
+		c.ByModel++
+	}
+	return ok, err
+}
+
+// sortLen is the length of the sort at the start of text (an atom or a
+// parenthesised sort).
+func sortLen(text string) int {
+	if !strings.HasPrefix(text, "(") {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			return len(text)
+		}
+		return i
+	}
+	depth := 0
+	for i, r := range text {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(text)
+}
+
+// zeroOf is a value of a sort: false, a zero bit-vector, or for a byte
+// array the received packet's bytes.
+func zeroOf(sort string) string {
+	switch {
+	case sort == "Bool":
+		return "false"
+	case sort == arraySort:
+		return "pkt0" // any array will do; QF_ABV has no constant arrays
+	case strings.HasPrefix(sort, "(_ BitVec "):
+		w, _ := strconv.Atoi(strings.TrimSuffix(sort[len("(_ BitVec "):], ")"))
+		return konst(uint16(w), 0).s
+	}
+	return sort // not a sort we declare: the evaluation fails loudly
 }
 
 // restart replaces a killed solver and loads the first n levels again.
@@ -183,7 +346,7 @@ func (c *Checker) restart(n int) error {
 	if err != nil {
 		return err
 	}
-	c.s, c.inSolver = s, 0
+	c.s, c.inSolver, c.model = s, 0, -1
 	return c.solverAt(n)
 }
 
@@ -210,6 +373,9 @@ func startSolver(opts Options) (*smt.Solver, error) {
 
 // solverAt brings the solver to the assertions of the first n levels.
 func (c *Checker) solverAt(n int) error {
+	if c.inSolver != n {
+		c.model = -1
+	}
 	for c.inSolver > n {
 		c.inSolver--
 		if len(c.levels[c.inSolver].text) > 0 {
@@ -241,16 +407,15 @@ type deadPrefix struct{ n int }
 func (d *deadPrefix) Error() string { return fmt.Sprintf("prefix of %d edges is infeasible", d.n) }
 
 // load executes edges symbolically, reusing the states of the longest
-// prefix shared with the previous path, and brings the solver to them.
+// prefix shared with the previous path. The solver receives the new levels
+// only when a check needs them (solverAt), so that the model of the last
+// check stays available to decide them (byModel).
 func (c *Checker) load(edges []int32) error {
 	common := 0
 	for common < len(c.path) && common < len(edges) && c.path[common] == edges[common] {
 		common++
 	}
 	if err := c.solverAt(min(common, c.inSolver)); err != nil {
-		return err
-	}
-	if err := c.solverAt(common); err != nil {
 		return err
 	}
 	c.levels, c.path = c.levels[:common], c.path[:common]
@@ -266,15 +431,24 @@ func (c *Checker) load(edges []int32) error {
 		if err != nil {
 			return err
 		}
-		if err := c.send(l.text); err != nil {
-			return err
-		}
 		c.levels = append(c.levels, l)
-		c.inSolver++
 		c.path = append(c.path, edges[i])
 		st, names = l.st, l.names
 	}
 	return nil
+}
+
+// loadLive loads edges and reports a prefix that folds to false as dead.
+func (c *Checker) loadLive(edges []int32) (dead bool, err error) {
+	if err := c.load(edges); err != nil {
+		var d *deadPrefix
+		if errors.As(err, &d) {
+			c.Folded++
+			return true, nil
+		}
+		return false, err
+	}
+	return false, nil
 }
 
 // Extend loads a path prefix (edges from the source; the previous prefix's
@@ -284,13 +458,8 @@ func (c *Checker) load(edges []int32) error {
 // as the one before it, which the caller already knows. A condition that
 // folds to false answers Unsat without the solver.
 func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, decided bool, err error) {
-	if err := c.load(edges); err != nil {
-		var d *deadPrefix
-		if errors.As(err, &d) {
-			c.Folded++
-			return smt.Unsat, true, nil
-		}
-		return smt.Unknown, false, err
+	if dead, err := c.loadLive(edges); dead || err != nil {
+		return smt.Unsat, dead, err
 	}
 	n := len(edges)
 	if n == 0 || !c.levels[n-1].asserts {
@@ -299,6 +468,12 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	if c.knownSat >= n {
 		return smt.Sat, true, nil
 	}
+	if ok, err := c.byModel(n); err != nil || ok {
+		if ok {
+			c.knownSat = n
+		}
+		return smt.Sat, err == nil, err
+	}
 	start := time.Now()
 	res, err = c.checkAt(ctx, n, 0)
 	c.PathTime += time.Since(start)
@@ -306,6 +481,54 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 		c.knownSat = n
 	}
 	return res, true, err
+}
+
+// Probe loads a path prefix, like Extend, and reports whether the model of
+// the solver's last check shows it satisfiable, without a check of its
+// own. False decides nothing.
+func (c *Checker) Probe(edges []int32) (bool, error) {
+	if err := c.load(edges); err != nil {
+		var d *deadPrefix
+		if errors.As(err, &d) {
+			return false, nil
+		}
+		return false, err
+	}
+	n := len(edges)
+	if c.knownSat >= n {
+		return true, nil
+	}
+	ok, err := c.byModel(n)
+	if ok {
+		c.knownSat = n
+	}
+	return ok, err
+}
+
+// TestOnly reports whether the last edge of the loaded path is a branch
+// side whose only condition is its branch test.
+func (c *Checker) TestOnly() bool {
+	return len(c.levels) > 0 && c.levels[len(c.levels)-1].testOnly
+}
+
+// Infer loads edges whose last edge is one side of a two-way branch after
+// the other side was refuted, both sides asserting nothing but their
+// branch test (see TestOnly): a prefix that can run and cannot take one
+// side takes the other, so when this side is test-only too, the prefix is
+// exactly as satisfiable as the one before the branch (parent), and
+// Infer says so without the solver. ok is false when it cannot tell; the
+// caller then asks with Extend.
+func (c *Checker) Infer(edges []int32, parent smt.Result) (res smt.Result, ok bool, err error) {
+	if dead, err := c.loadLive(edges); dead || err != nil {
+		return smt.Unsat, dead, err
+	}
+	if !c.TestOnly() || parent == smt.Unsat {
+		return smt.Unknown, false, nil
+	}
+	if parent == smt.Sat {
+		c.knownSat = len(edges)
+	}
+	return parent, true, nil
 }
 
 // Text returns the SMT commands of the first n edges of the loaded path,
@@ -324,20 +547,23 @@ func (c *Checker) Text(n int) [][]string {
 func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
 	var ns *state
 	if st == nil {
-		ns = &state{}
+		ns = &state{lens: span{int64(c.opts.MinPacket), int64(c.opts.MaxPacket)}}
 	} else {
 		ns = st.clone()
 	}
 	var out []string
-	m := &machine{g: c.g, p: c.g.Prog, b: builder{out: &out, next: &names, decided: ns.decided}, st: ns, notes: c.notes}
+	m := &machine{g: c.g, p: c.g.Prog, st: ns, notes: c.notes}
+	m.b = builder{out: &out, next: &names, decided: ns.decided, abstract: c.abstract(), where: m.at, notes: c.notes, lens: &ns.lens}
 	e := c.g.Edges[edge]
 	var err error
 	if e.Kind == cfg.EdgeEntry {
-		m.enter(term{w: 64, s: "len"})
+		zero := int64(0)
+		m.enter(term{w: 64, s: "len", lin: &zero})
 		m.b.decided = ns.decided
 	} else {
 		err = m.edge(e)
 	}
+	tests := m.nAsserts
 	if err == nil && !m.dead {
 		err = m.body(e.To)
 	}
@@ -347,7 +573,8 @@ func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
 	if m.dead {
 		return level{}, &deadPrefix{i + 1}
 	}
-	return level{st: ns, text: out, names: names, asserts: m.asserted}, nil
+	testOnly := (e.Kind == cfg.EdgeTaken || e.Kind == cfg.EdgeNotTaken) && tests == 1 && m.nAsserts == 1
+	return level{st: ns, text: out, names: names, asserts: m.asserted, testOnly: testOnly}, nil
 }
 
 // Describe executes edges symbolically without the solver and returns the

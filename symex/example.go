@@ -3,9 +3,11 @@ package symex
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/dpperf/dpperf/smt"
 )
@@ -20,7 +22,18 @@ type Example struct {
 	// Minimal reports whether Packet is the shortest packet that takes the
 	// path (false when a solver timeout cut the search short).
 	Minimal bool
-	Maps    []MapEntry
+	// Approx is set when the path's hashes (values the checker took as
+	// unconstrained, see Options.Abstract) could not be solved for
+	// exactly in time: the packet may then leave the path where it tests
+	// them.
+	Approx bool
+	Maps   []MapEntry
+	// Clock is what the path's first clock helper (bpf_ktime_get_ns and
+	// the like) returns, when it has one (HasClock): a path may need the
+	// time to relate to a timestamp in a map. Later calls return ClockStep
+	// more each, where the path allows it.
+	Clock    uint64
+	HasClock bool
 }
 
 // MapEntry is what a map must (or must not) hold for the path.
@@ -39,12 +52,32 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if len(c.levels) == 0 {
 		return nil, fmt.Errorf("no path loaded")
 	}
-	st := c.levels[len(c.levels)-1].st
+	depth := len(c.levels)
+	st := c.levels[depth-1].st
 	ex := &Example{Minimal: true}
-	// Binary search for the smallest length.
-	if err := c.solverAt(len(c.levels)); err != nil {
+	if err := c.solverAt(depth); err != nil {
 		return nil, err
 	}
+	if c.model != depth {
+		if res, err := c.checkAt(ctx, depth, 0); err != nil || res != smt.Sat {
+			return nil, err
+		}
+	}
+	solver := c.s
+	exact, err := c.exact(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if exact {
+		defer func() {
+			if c.s == solver {
+				c.s.Pop()
+			}
+			c.model = -1
+		}()
+	}
+	ex.Approx = !exact && len(c.abstractions()) > 0
+	// Binary search for the smallest length.
 	vals, err := c.s.Values([]string{"len"})
 	if err != nil {
 		return nil, err
@@ -72,21 +105,33 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err := c.s.Push(); err != nil {
 		return nil, err
 	}
-	solver := c.s
 	defer func() {
 		if c.s == solver { // a restarted solver holds only the path
 			c.s.Pop()
 		}
+		c.model = -1
 	}()
 	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
 		return nil, err
 	}
 	// Prefer a packet that arrives as BPF_PROG_TEST_RUN delivers it (the
 	// loopback device, queue 0), so that it can be replayed as it is.
-	const onLoopback = "(and (= ifindex #x00000001) (= rxq #x00000000))"
-	if r, err := c.within(ctx, onLoopback); err == nil && r == smt.Sat && c.s == solver {
-		if err := c.s.Send("(assert " + onLoopback + ")"); err != nil {
-			return nil, err
+	// and with a clock that advances as the interpreter's does, so that
+	// it can be followed there.
+	prefer := []string{"(and (= ifindex #x00000001) (= rxq #x00000000))"}
+	clocks := c.clocks()
+	if len(clocks) > 1 {
+		var eqs []string
+		for k, t := range clocks[1:] {
+			eqs = append(eqs, fmt.Sprintf("(= %s (bvadd %s %s))", t, clocks[0], konst(64, uint64(k+1)*ClockStep).s))
+		}
+		prefer = append(prefer, "(and "+strings.Join(eqs, " ")+")")
+	}
+	for _, p := range prefer {
+		if r, err := c.within(ctx, p); err == nil && r == smt.Sat && c.s == solver {
+			if err := c.s.Send("(assert " + p + ")"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
@@ -97,9 +142,12 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		return nil, nil // the solver could not rebuild the model in time: no example
 	}
 	n := int(hi)
-	terms := []string{"ifindex", "rxq", "(_ bv0 64)"}
+	terms := []string{"ifindex", "rxq", "(_ bv0 64)", "(_ bv0 64)"}
 	if st.exited {
 		terms[2] = st.verdict.s
+	}
+	if clocks := c.clocks(); len(clocks) > 0 {
+		terms[3], ex.HasClock = clocks[0], true
 	}
 	for i := 0; i < n; i++ {
 		terms = append(terms, "(select pkt0 "+konst(32, uint64(i)).s+")")
@@ -130,10 +178,10 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		}
 		return v
 	}
-	ex.Ifindex, ex.RxQueue, ex.Verdict = uint32(u(0)), uint32(u(1)), u(2)
+	ex.Ifindex, ex.RxQueue, ex.Verdict, ex.Clock = uint32(u(0)), uint32(u(1)), u(2), u(3)
 	ex.Packet = make([]byte, n)
 	for i := range ex.Packet {
-		ex.Packet[i] = byte(u(3 + i))
+		ex.Packet[i] = byte(u(4 + i))
 	}
 	for _, sp := range spans {
 		o := st.objs[sp.obj]
@@ -159,6 +207,86 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	return ex, err
 }
 
+// ErrHashRefuted is Example's answer for a path that is possible only
+// while its hashes are taken as unconstrained: with their exact values no
+// packet takes it.
+var ErrHashRefuted = errors.New("the path is impossible with its hashes computed exactly")
+
+// ClockStep is how far the clock advances between two clock helper calls
+// in the examples, as in the interpreter (interp.Options.ClockStep).
+const ClockStep = 1000
+
+// clocks names the results of the loaded path's clock helpers, in order.
+func (c *Checker) clocks() []string {
+	var out []string
+	for _, l := range c.levels {
+		for _, line := range l.text {
+			if rest, ok := strings.CutPrefix(line, "; @call "); ok {
+				f := strings.Fields(rest)
+				switch f[1] {
+				case "FnKtimeGetNs", "FnKtimeGetBootNs", "FnKtimeGetCoarseNs", "FnKtimeGetTaiNs":
+					out = append(out, f[0])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// abstractions lists the equalities between the loaded path's abstracted
+// values and their exact definitions.
+func (c *Checker) abstractions() []string {
+	var eqs []string
+	for _, l := range c.levels {
+		for _, line := range l.text {
+			if rest, ok := strings.CutPrefix(line, "; @abstract "); ok {
+				f := strings.Fields(rest)
+				eqs = append(eqs, "(= "+f[0]+" "+f[1]+")")
+			}
+		}
+	}
+	return eqs
+}
+
+// exact asserts, in a scope of its own, that the loaded path's abstracted
+// values equal their definitions, and checks with a generous time limit
+// (a solver inverting a hash needs it). It reports whether the scope
+// stays: true when the exact path is satisfiable. ErrHashRefuted says it
+// is not; false without error means there is nothing to make exact, or
+// the solver could not tell, and the model is the abstract one.
+func (c *Checker) exact(ctx context.Context) (bool, error) {
+	eqs := c.abstractions()
+	if len(eqs) == 0 {
+		return false, nil
+	}
+	n := len(c.levels)
+	if err := c.s.Push(); err != nil {
+		return false, err
+	}
+	if err := c.s.Send("(assert (and " + strings.Join(eqs, " ") + "))"); err != nil {
+		return false, err
+	}
+	s := c.s
+	res, err := c.checkAt(ctx, n, max(10*c.opts.Solver.Timeout, 10*time.Second))
+	if err != nil || res == smt.Sat {
+		return res == smt.Sat, err
+	}
+	if c.s == s {
+		if err := c.s.Pop(); err != nil {
+			return false, err
+		}
+	}
+	if res == smt.Unsat {
+		return false, ErrHashRefuted
+	}
+	// Unknown: back to the abstract model.
+	res, err = c.checkAt(ctx, n, 0)
+	if err == nil && res != smt.Sat {
+		err = fmt.Errorf("the path's abstract check gave %v after a satisfiable one", res)
+	}
+	return false, err
+}
+
 // within checks the path's assertions plus one more, in a scope of its own.
 func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) {
 	if err := c.s.Push(); err != nil {
@@ -174,6 +302,7 @@ func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) 
 			err = perr
 		}
 	}
+	c.model = -1 // a pop discards the model
 	return res, err
 }
 

@@ -22,7 +22,9 @@ type machine struct {
 	st       *state
 	dead     bool // a condition folded to false: the prefix is infeasible
 	asserted bool // a condition was added
+	nAsserts int  // conditions added
 	notes    map[string]bool
+	cur      int // the instruction being executed
 }
 
 func (m *machine) note(format string, args ...any) { m.notes[fmt.Sprintf(format, args...)] = true }
@@ -36,13 +38,34 @@ func (m *machine) assert(c term) {
 		}
 		return
 	}
+	if c.test != nil {
+		m.st.lens = c.test.narrow(m.st.lens)
+	}
 	if c.notOf != "" {
 		m.st.decided[c.notOf] = false
 	} else {
 		m.st.decided[c.s] = true
 	}
 	m.asserted = true
+	m.nAsserts++
 	m.b.emit("(assert " + c.s + ")")
+}
+
+// at names the instruction being executed by its source location, or
+// its index.
+func (m *machine) at() string {
+	if loc, _ := m.p.Line(m.cur); loc != "" {
+		return loc
+	}
+	return fmt.Sprintf("insn%d", m.cur)
+}
+
+// assertText adds a condition written as SMT text: a fact about the
+// program's state rather than a test of the path.
+func (m *machine) assertText(c string) {
+	m.asserted = true
+	m.nAsserts++
+	m.b.emit("(assert " + c + ")")
 }
 
 func (m *machine) where(i int) string {
@@ -72,6 +95,7 @@ func (m *machine) body(n cfg.NodeID) error {
 }
 
 func (m *machine) insn(i int) error {
+	m.cur = i
 	ins := m.p.Insns[i]
 	op := ins.OpCode
 	st := m.st
@@ -244,7 +268,7 @@ func (m *machine) cond(i int) (term, error) {
 		}
 		return b.cmp(jop, a, c)
 	case x.isPtr() && y.isPtr() && x.reg == y.reg && x.obj == y.obj && !is32:
-		return b.cmp(signedOp(jop), x.off, y.off)
+		return b.cmp(bpfprog.Signed(jop), x.off, y.off)
 	case x.isPtr() != y.isPtr() && (jop == asm.JEq || jop == asm.JNE):
 		p, n := x, y
 		if y.isPtr() {
@@ -281,6 +305,7 @@ func (m *machine) edge(e cfg.Edge) error {
 	switch e.Kind {
 	case cfg.EdgeTaken, cfg.EdgeNotTaken:
 		_, last := m.g.Insns(e.From)
+		m.cur = last
 		c, err := m.cond(last)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.where(last), err)
@@ -360,9 +385,9 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 		parts[n-1-i] = "(select " + arr + " " + m.index(off, i).s + ")"
 	}
 	if n == 1 {
-		return m.b.def(8, parts[0])
+		return m.b.defRaw(8, parts[0])
 	}
-	return m.b.def(uint16(8*n), "(concat "+strings.Join(parts, " ")+")")
+	return m.b.defRaw(uint16(8*n), "(concat "+strings.Join(parts, " ")+")")
 }
 
 // storeBytes writes the low n bytes of v into an array at off and returns

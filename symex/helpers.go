@@ -1,6 +1,7 @@
 package symex
 
 import (
+	"fmt"
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 )
@@ -101,7 +102,7 @@ func (m *machine) status(prefix string) value {
 	v := b.fresh(64, prefix)
 	ok := b.eq(v, konst(64, 0))
 	errno := b.and(b.scmp(asm.JSLT, v, konst(64, 0)), b.scmp(asm.JSGE, v, neg(4095)))
-	m.assert(b.def(1, app("or", ok, errno)))
+	m.assert(b.def(1, "or", ok, errno))
 	return scalar(v)
 }
 
@@ -142,6 +143,17 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 		found = b.fresh(1, "found")
 	}
 	v := m.newObject(mp.obj, int(spec.ValueSize), key, found)
+	// Another key the path looked up in this map, with no update since,
+	// may be equal to this one: then both lookups meet the same element.
+	for _, o := range st.lookups {
+		if prev := st.objs[o]; prev.mapIdx == mp.obj && o != v.obj {
+			same := b.eq(key, prev.key)
+			if same.known {
+				continue // different constants
+			}
+			m.assertText(fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", same.s, found.s, prev.found.s, st.objs[v.obj].init, prev.arr))
+		}
+	}
 	st.lookups[cacheKey] = v.obj
 	return v, nil
 }

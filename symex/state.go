@@ -85,6 +85,7 @@ type state struct {
 	verdict term
 	exited  bool
 	decided map[string]bool // Bools asserted on the path: true, or false for their negation
+	lens    span            // the packet lengths the path allows
 }
 
 func (s *state) clone() *state {

@@ -25,6 +25,13 @@ type term struct {
 	alt *choice
 	// notOf names the Bool this Bool negates.
 	notOf string
+	// test is set when the Bool compares the packet length with a constant.
+	test *lenTest
+	// lin, when set, says the term is the packet length plus *lin.
+	lin *int64
+	// ops is the size of the expression written out as a tree (names
+	// expanded), saturating at maxOps: what a reader or a solver meets.
+	ops uint32
 }
 
 // choice is "if c then x else y" for constants x and y.
@@ -77,6 +84,13 @@ type builder struct {
 	out     *[]string       // SMT commands of the current edge
 	next    *int            // name counter
 	decided map[string]bool // Bools the path has asserted, by name
+	// abstract, when non-zero, is the tree size above which a value is
+	// abstracted (see def); where names the instruction being executed.
+	abstract uint32
+	where    func() string
+	notes    map[string]bool
+	// lens is the interval of packet lengths the path allows.
+	lens *span
 }
 
 // res replaces a choice whose Bool the path decided by its constant.
@@ -103,7 +117,7 @@ func (b builder) choose(c term, w uint16, x, y uint64) term {
 	case x == y:
 		return konst(w, x)
 	}
-	t := b.def(w, app("ite", c, konst(w, x), konst(w, y)))
+	t := b.def(w, "ite", c, konst(w, x), konst(w, y))
 	t.alt = &choice{c: c, x: x, y: y}
 	return t
 }
@@ -123,11 +137,35 @@ func (b builder) name(prefix string) string {
 	return prefix + strconv.Itoa(*b.next)
 }
 
-// def binds expr to a fresh name.
-func (b builder) def(w uint16, expr string) term {
+// def binds "(op args...)" to a fresh name. A bit-vector whose expression,
+// written out as a tree, exceeds the builder's abstraction size (a hash
+// computed by the program) is replaced by a fresh unconstrained value; the
+// exact definition stays available under its own name (see abstracted).
+func (b builder) def(w uint16, op string, args ...term) term {
+	ops := uint32(1)
+	for _, a := range args {
+		ops = min(ops+a.ops, maxOps)
+	}
+	t := b.defRaw(w, app(op, args...))
+	t.ops = ops
+	if w > 1 && b.abstract > 0 && ops > b.abstract {
+		a := b.name("a")
+		b.emit("(declare-const " + a + " " + sortOf(w) + ")")
+		b.emit("; @abstract " + a + " " + t.s + " " + b.where())
+		b.notes[abstractNote(b.abstract)] = true
+		return term{w: w, s: a}
+	}
+	return t
+}
+
+// maxOps caps the tree size a term records.
+const maxOps = 1 << 30
+
+// defRaw binds an expression to a fresh name.
+func (b builder) defRaw(w uint16, expr string) term {
 	n := b.name("t")
 	b.emit("(define-fun " + n + " () " + sortOf(w) + " " + expr + ")")
-	return term{w: w, s: n}
+	return term{w: w, s: n, ops: 1}
 }
 
 // fresh declares an unconstrained term.
@@ -159,7 +197,7 @@ func (b builder) zext(t term, w uint16) term {
 	case t.known:
 		return konst(w, t.c)
 	}
-	return b.def(w, fmt.Sprintf("((_ zero_extend %d) %s)", w-t.w, t.s))
+	return b.def(w, fmt.Sprintf("(_ zero_extend %d)", w-t.w), t)
 }
 
 // sextTo widens t to w bits with its sign.
@@ -174,7 +212,7 @@ func (b builder) sextTo(t term, w uint16) term {
 	case t.known:
 		return konst(w, uint64(bpfprog.SignExtend(t.c, int(t.w))))
 	}
-	return b.def(w, fmt.Sprintf("((_ sign_extend %d) %s)", w-t.w, t.s))
+	return b.def(w, fmt.Sprintf("(_ sign_extend %d)", w-t.w), t)
 }
 
 // extract takes bits hi..lo of t.
@@ -190,7 +228,7 @@ func (b builder) extract(t term, hi, lo uint16) term {
 	case t.known:
 		return konst(w, t.c>>lo)
 	}
-	return b.def(w, fmt.Sprintf("((_ extract %d %d) %s)", hi, lo, t.s))
+	return b.def(w, fmt.Sprintf("(_ extract %d %d)", hi, lo), t)
 }
 
 // concat joins terms, most significant first.
@@ -207,7 +245,7 @@ func (b builder) concat(parts ...term) term {
 	if len(parts) == 1 {
 		return parts[0]
 	}
-	return b.def(w, app("concat", parts...))
+	return b.def(w, "concat", parts...)
 }
 
 // ite chooses a or b by the Bool c.
@@ -225,7 +263,7 @@ func (b builder) ite(c, x, y term) term {
 	if x.known && y.known && x.c == y.c {
 		return x
 	}
-	return b.def(x.w, app("ite", c, x, y))
+	return b.def(x.w, "ite", c, x, y)
 }
 
 func (b builder) not(c term) term {
@@ -233,10 +271,11 @@ func (b builder) not(c term) term {
 		return boolConst(c.c == 0)
 	}
 	if c.notOf != "" {
-		return term{w: 1, s: c.notOf}
+		return term{w: 1, s: c.notOf, test: c.test.not()}
 	}
-	t := b.def(1, app("not", c))
+	t := b.def(1, "not", c)
 	t.notOf = c.s
+	t.test = c.test.not()
 	return t
 }
 
@@ -257,7 +296,7 @@ func (b builder) and(cs ...term) term {
 	case 1:
 		return live[0]
 	}
-	return b.def(1, app("and", live...))
+	return b.def(1, "and", live...)
 }
 
 func (b builder) eq(x, y term) term {
@@ -268,7 +307,7 @@ func (b builder) eq(x, y term) term {
 	if x.known && y.known {
 		return boolConst(x.c == y.c)
 	}
-	return b.def(1, app("=", x, y))
+	return b.def(1, "=", x, y)
 }
 
 // alu applies a BPF ALU operation to two terms of width w (32 or 64).
@@ -296,46 +335,63 @@ func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 		if y.known && y.c == 0 {
 			return x, nil
 		}
-		return b.def(w, app("bvadd", x, y)), nil
+		return b.plusLen(b.def(w, "bvadd", x, y), x, y, 1), nil
 	case asm.Sub:
 		if y.known && y.c == 0 {
 			return x, nil
 		}
-		return b.def(w, app("bvsub", x, y)), nil
+		return b.plusLen(b.def(w, "bvsub", x, y), x, y, -1), nil
 	case asm.Mul:
-		return b.def(w, app("bvmul", x, y)), nil
+		return b.def(w, "bvmul", x, y), nil
 	case asm.Div:
 		// BPF: x / 0 = 0 (SMT-LIB gives all ones).
 		div := "bvudiv"
 		if signed {
 			div = "bvsdiv"
 		}
-		return b.ite(b.eq(y, zero), zero, b.def(w, app(div, x, y))), nil
+		return b.ite(b.eq(y, zero), zero, b.def(w, div, x, y)), nil
 	case asm.Mod:
 		// BPF and SMT-LIB agree: x % 0 = x; the signed remainder takes the
 		// dividend's sign in both.
 		if signed {
-			return b.def(w, app("bvsrem", x, y)), nil
+			return b.def(w, "bvsrem", x, y), nil
 		}
-		return b.def(w, app("bvurem", x, y)), nil
+		return b.def(w, "bvurem", x, y), nil
 	case asm.Or:
-		return b.def(w, app("bvor", x, y)), nil
+		return b.def(w, "bvor", x, y), nil
 	case asm.And:
 		return b.and2(x, y), nil
 	case asm.Xor:
-		return b.def(w, app("bvxor", x, y)), nil
+		return b.def(w, "bvxor", x, y), nil
 	case asm.LSh:
-		return b.def(w, app("bvshl", x, sh())), nil
+		return b.def(w, "bvshl", x, sh()), nil
 	case asm.RSh:
-		return b.def(w, app("bvlshr", x, sh())), nil
+		return b.def(w, "bvlshr", x, sh()), nil
 	case asm.ArSh:
-		return b.def(w, app("bvashr", x, sh())), nil
+		return b.def(w, "bvashr", x, sh()), nil
 	case asm.Neg:
-		return b.def(w, app("bvneg", x)), nil
+		return b.def(w, "bvneg", x), nil
 	case asm.Mov:
 		return y, nil
 	}
 	return term{}, fmt.Errorf("ALU operation %v", op)
+}
+
+// plusLen marks r = x ± y as the packet length plus a constant when x or,
+// for a sum, y is.
+func (b builder) plusLen(r, x, y term, sign int64) term {
+	if r.w != 64 {
+		return r
+	}
+	switch {
+	case x.lin != nil && y.known:
+		d := *x.lin + sign*int64(y.c)
+		r.lin = &d
+	case sign > 0 && y.lin != nil && x.known:
+		d := *y.lin + int64(x.c)
+		r.lin = &d
+	}
+	return r
 }
 
 func (b builder) and2(x, y term) term {
@@ -347,7 +403,7 @@ func (b builder) and2(x, y term) term {
 	if x.known && y.known {
 		return konst(x.w, x.c&y.c)
 	}
-	return b.def(x.w, app("bvand", x, y))
+	return b.def(x.w, "bvand", x, y)
 }
 
 // foldALU computes an operation on constants; signed selects the signed
@@ -372,6 +428,21 @@ func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 	if x.known && y.known {
 		return boolConst(foldCmp(op, w, x.c, y.c)), nil
 	}
+	if b.lens == nil {
+		return b.cmp1(op, w, x, y)
+	}
+	if t := lenTestOf(op, x, y, *b.lens); t != nil {
+		if v, ok := t.decide(*b.lens); ok {
+			return boolConst(v), nil
+		}
+		c, err := b.cmp1(op, w, x, y)
+		c.test = t
+		return c, err
+	}
+	return b.cmp1(op, w, x, y)
+}
+
+func (b builder) cmp1(op asm.JumpOp, w uint16, x, y term) (term, error) {
 	var f string
 	switch op {
 	case asm.JEq:
@@ -399,7 +470,7 @@ func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 	default:
 		return term{}, fmt.Errorf("jump operation %v", op)
 	}
-	return b.def(1, app(f, x, y)), nil
+	return b.def(1, f, x, y), nil
 }
 
 // decide compares a choice with a constant: the result is a constant or
@@ -432,22 +503,6 @@ func (b builder) decide(op asm.JumpOp, x, y term) (term, bool) {
 func foldCmp(op asm.JumpOp, w uint16, a, c uint64) bool {
 	taken, _ := bpfprog.Cmp(op, int(w), a, c)
 	return taken
-}
-
-// signedOp turns an unsigned comparison into its signed counterpart:
-// pointers in one region are compared by offsets, which may be negative.
-func signedOp(op asm.JumpOp) asm.JumpOp {
-	switch op {
-	case asm.JGT:
-		return asm.JSGT
-	case asm.JGE:
-		return asm.JSGE
-	case asm.JLT:
-		return asm.JSLT
-	case asm.JLE:
-		return asm.JSLE
-	}
-	return op
 }
 
 // bswap reverses the low n bytes of t (n*8 <= t.w) and zero-extends to 64.

@@ -102,6 +102,20 @@ func TestBoundSSPExamples(t *testing.T) {
 	}
 }
 
+// TestBoundSSPNoinline: the kernel's test_xdp_noinline, whose slowest
+// paths test the flow's hash; the checker takes the hash as free and the
+// example is solved with the exact one, so the kernel follows the path.
+func TestBoundSSPNoinline(t *testing.T) {
+	for _, prog := range []string{"balancer_ingress_v4", "balancer_ingress_v6"} {
+		t.Run(prog, func(t *testing.T) {
+			r := sspCase(t, built(t, "test_xdp_noinline"), "--program", prog)
+			if ex := r.Paths[0].Example; ex.Approx {
+				t.Errorf("example approximate: the hashes were not solved for")
+			}
+		})
+	}
+}
+
 func TestBoundSSPLibXDP(t *testing.T) {
 	for _, obj := range testobj.LibXDP(t) {
 		base := strings.TrimSuffix(filepath.Base(obj), ".o")
