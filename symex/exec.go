@@ -268,6 +268,8 @@ func (m *machine) cond(i int) (term, error) {
 		}
 		return b.cmp(jop, a, c)
 	case x.isPtr() && y.isPtr() && x.reg == y.reg && x.obj == y.obj && !is32:
+		// Pointers into one region compare as their offsets, which may be
+		// negative (before the received data, after adjust_head).
 		return b.cmp(bpfprog.Signed(jop), x.off, y.off)
 	case x.isPtr() != y.isPtr() && (jop == asm.JEq || jop == asm.JNE):
 		p, n := x, y
