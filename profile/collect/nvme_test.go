@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/profile/analyze"
@@ -277,4 +278,51 @@ func TestNVMeProgramsLoopDevice(t *testing.T) {
 	if left := bpftest.StillLoaded(ids); len(left) > 0 {
 		t.Errorf("programs %v still loaded after Close", left)
 	}
+}
+
+// The kprobe program must read its fetch constants: clang once folded a
+// copy of the whole (zero-initialized) volatile struct to zeros, and the
+// program fetched nothing. The instructions must load the register
+// offset, the number of loads, the size and the first offset of each.
+func TestKprobeReadsFetchConstants(t *testing.T) {
+	spec, err := loadNvme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := rodataReads(spec.Programs["path_kprobe"].Instructions)
+	for _, name := range []string{"kprobe_qid", "kprobe_cid", "kprobe_dev", "kprobe_sector"} {
+		v := spec.Variables[name]
+		if v == nil {
+			t.Fatalf("no variable %s", name)
+		}
+		for _, field := range []struct {
+			name string
+			off  uint32
+		}{{"reg", 0}, {"n", 2}, {"size", 3}, {"off[0]", 4}} {
+			if !read[v.Offset+field.off] {
+				t.Errorf("path_kprobe never reads %s.%s (.rodata+%d)", name, field.name, v.Offset+field.off)
+			}
+		}
+	}
+}
+
+// rodataReads returns the .rodata offsets that insns load from: a
+// register loaded with the address .rodata+X, then dereferenced at +Y,
+// reads X+Y.
+func rodataReads(insns asm.Instructions) map[uint32]bool {
+	read := map[uint32]bool{}
+	base := map[asm.Register]uint32{}
+	for _, ins := range insns {
+		switch {
+		case ins.IsLoadFromMap() && ins.Reference() == ".rodata":
+			base[ins.Dst] = uint32(uint64(ins.Constant) >> 32)
+			continue
+		case ins.OpCode.Class() == asm.LdXClass:
+			if b, ok := base[ins.Src]; ok {
+				read[b+uint32(ins.Offset)] = true
+			}
+		}
+		delete(base, ins.Dst)
+	}
+	return read
 }

@@ -6,9 +6,9 @@
 # null_blk namespace over nvmet-tcp on 127.0.0.1, connects with nvme-cli,
 # and runs `dpperf profile` (nvme-tcp path, tracefs and BPF collectors on
 # the same requests) around fio:
-# 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while a
-# local fio on the target saturates the namespace (null_blk with four
-# tags and 3 ms completions). Reports are printed to
+# 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while
+# sixteen local fio jobs on the target saturate the namespace (null_blk
+# with four tags and 3 ms completions). Reports are printed to
 # the serial console between markers and copied into OUT (default
 # examples/profile/nvme-tcp); the comparison runs on the host.
 # Needs root (apt), network access to the Debian mirror the first time.
@@ -131,7 +131,10 @@ profile read4k --rw=randread --bs=4k --iodepth=1 --runtime=4
 profile write128k --rw=randwrite --bs=128k --iodepth=1 --runtime=4
 # The local load on the target's device starts first (under emulation
 # fio takes a while to get going) and is stopped after the profiled reads.
-fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=300 &
+# Sixteen jobs: a libaio submitter that finds no free tag sleeps in
+# io_submit, so one job at any iodepth keeps only one request waiting;
+# sixteen keep sixteen waiting for the device's four tags.
+fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=4 --numjobs=16 --runtime=300 &
 load=$!
 sleep 3
 profile read4k-contended --rw=randread --bs=4k --iodepth=1 --runtime=4

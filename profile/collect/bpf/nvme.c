@@ -328,29 +328,31 @@ int nv_rq_complete(void *ctx) { return handle(ctx, TP_RQ_COMPLETE); }
 
 // ---- kprobe: key fields fetched from the function's arguments ----
 
+// fetch follows fd. Its fields are read one by one: clang folds a copy of
+// a whole volatile const struct to its (zero) initializer.
 static __always_inline __u64 fetch(void *ctx, volatile const struct fetch *fd)
 {
-	struct fetch d = *fd;
+	__u8 n = fd->n, size = fd->size;
 	__u64 v = 0;
-	bpf_probe_read_kernel(&v, sizeof(v), ctx + d.reg);
+	bpf_probe_read_kernel(&v, sizeof(v), ctx + fd->reg);
 	for (int i = 0; i < MAX_DEREF; i++) {
-		if (i >= d.n)
+		if (i >= n)
 			break;
-		__u64 addr = v + (__s64)d.off[i];
+		__u64 addr = v + (__s64)fd->off[i];
 		v = 0;
-		if (i + 1 < d.n) {
+		if (i + 1 < n) {
 			bpf_probe_read_kernel(&v, sizeof(v), (void *)addr);
 			continue;
 		}
-		switch (d.size) {
+		switch (size) {
 		case 1: bpf_probe_read_kernel(&v, 1, (void *)addr); break;
 		case 2: bpf_probe_read_kernel(&v, 2, (void *)addr); break;
 		case 4: bpf_probe_read_kernel(&v, 4, (void *)addr); break;
 		default: bpf_probe_read_kernel(&v, 8, (void *)addr); break;
 		}
 	}
-	if (d.n == 0 && d.size < 8)
-		v &= (1ULL << (d.size * 8)) - 1;
+	if (n == 0 && size < 8)
+		v &= (1ULL << (size * 8)) - 1;
 	return v;
 }
 
