@@ -297,3 +297,28 @@ func decodeNVMeRecord(b []byte, kinds *[nvmeTPs]uint8, out []event.Event) []even
 	slices.SortFunc(out[start:], func(a, b event.Event) int { return int(a.Kind) - int(b.Kind) })
 	return out
 }
+
+// BPFHandles reports whether the BPF collector has programs for every
+// event of p: block tracepoints only (bpf/block.c), or the nvme, nvmet,
+// block_rq_issue/complete tracepoints and at most one kprobe whose fetch
+// arguments it can follow (bpf/nvme.c).
+func BPFHandles(p *path.Path) bool {
+	block := true
+	for i := range p.Events {
+		sys, name := p.Events[i].TraceName()
+		known := false
+		for _, t := range blockTracepoints {
+			known = known || (sys == "block" && name == t.name)
+		}
+		block = block && known && p.Events[i].Kprobe == ""
+	}
+	if block {
+		return true
+	}
+	always := func(*path.Event, []string) (bool, string) { return true, "" }
+	fields := func(string, string) (map[string]uint32, error) {
+		return map[string]uint32{"dev": 0, "sector": 0, "nr_sector": 0, "rwbs": 0, "qid": 0, "cid": 0}, nil
+	}
+	_, err := planNVMe(p, fields, always)
+	return err == nil
+}

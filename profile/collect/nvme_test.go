@@ -326,3 +326,30 @@ func rodataReads(insns asm.Instructions) map[uint32]bool {
 	}
 	return read
 }
+
+func TestBPFHandles(t *testing.T) {
+	for _, name := range []string{"block", "nvme-tcp"} {
+		p, err := path.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !BPFHandles(p) {
+			t.Errorf("path %s not handled", name)
+		}
+	}
+	tcp, err := path.Parse([]byte(`
+name: tcp
+key: [dev, sector]
+events:
+  - {name: A, tracepoint: "tcp:tcp_probe"}
+  - {name: D, tracepoint: "block:block_rq_issue"}
+stages:
+  - {name: A2D, from: A, to: D, queue: central-ps, cause: network}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if BPFHandles(tcp) {
+		t.Error("tcp:tcp_probe handled")
+	}
+}
