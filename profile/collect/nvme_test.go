@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -351,5 +354,27 @@ stages:
 	}
 	if BPFHandles(tcp) {
 		t.Error("tcp:tcp_probe handled")
+	}
+}
+
+// The tracefs collector stamps events with CLOCK_MONOTONIC, like the BPF
+// programs.
+func TestTraceFSMonoClock(t *testing.T) {
+	needRootOrSkip(t)
+	p, err := path.Builtin("block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenTraceFS(Config{Path: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data, err := os.ReadFile(filepath.Join(c.dir, "trace_clock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "[mono]") {
+		t.Errorf("trace_clock %q", data)
 	}
 }

@@ -145,6 +145,7 @@ kill $load; wait $load
 # kernel (TestKprobeArgsOnRunningKernel compares them with nvmet_req_init).
 T=/sys/kernel/tracing
 echo 8192 > $T/buffer_size_kb
+echo mono > $T/trace_clock  # as the collectors: "local" is clamped to jiffies here
 args=$(dpperf profile paths nvme-tcp | sed -nE 's/^ +(qid|cid): "(.*)"$/\1=\2/p' | tr '\n' ' ')
 echo "p:dpperf_check/nvmet_bdev_execute_rw nvmet_bdev_execute_rw $args" >> $T/kprobe_events
 for e in nvme/enable nvmet/enable block/block_rq_issue/enable block/block_rq_complete/enable dpperf_check/enable; do echo 1 > $T/events/$e; done
