@@ -131,8 +131,9 @@ bench-profile-overhead: setup build
 # is committed, so building needs no clang).
 generate-profile:
 	cd profile/collect && $(GO) generate ./...
-# NVMe/TCP under qemu (Debian's 6.1 kernel, nvmet-tcp on 127.0.0.1): about
-# two minutes once the kernel package is cached in build/nvme-tcp.
+# NVMe/TCP under qemu (Debian's 6.1 kernel, nvmet-tcp on 127.0.0.1), tracefs and
+# BPF collectors on the same requests: about
+# three minutes once the kernel package is cached in build/nvme-tcp.
 e2e-nvme-tcp: setup build
 	bash scripts/e2e/nvme-tcp-qemu.sh examples/profile/nvme-tcp
 # --- interp ---

@@ -321,7 +321,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var out outputFlags
 	tf.register(fs)
 	out.register(fs)
-	collector := fs.String("collector", "auto", "bpf, tracefs, or auto (bpf when the path only uses block tracepoints)")
+	collector := fs.String("collector", "auto", "bpf, tracefs, or auto (bpf when it has programs for every event of the path)")
 	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
@@ -356,11 +356,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cfg.MinBytes, cfg.MaxBytes = uint32(lo), uint32(hi)
 	kind := *collector
 	if kind == "auto" {
-		kind = "bpf"
-		for _, e := range p.Events {
-			if sys, _ := e.TraceName(); e.Kprobe != "" || sys != "block" {
-				kind = "tracefs"
-			}
+		kind = "tracefs"
+		if collect.BPFHandles(p) {
+			kind = "bpf"
 		}
 	}
 	// The task's time window: wait for its start, stop at its end.

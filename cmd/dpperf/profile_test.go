@@ -216,14 +216,17 @@ func TestProfileAnalyzeInput(t *testing.T) {
 }
 
 // With the kprobe's arguments decoded the target's stages are measured
-// apart (the trace is the recorded read4k trace with kprobe lines added
-// at the target's block issue; this machine has no kprobes).
+// apart (traces recorded in the qemu guest with the path's kprobe on
+// nvmet_bdev_execute_rw; this machine has no kprobes). For R2T writes the
+// response and host completion stay merged (HOST_CQE cannot be matched).
 func TestProfileKprobeTrace(t *testing.T) {
-	out, errs, code := runCmd(t, "profile", "analyze", "--path", "nvme-tcp", "--dev", "259,0", traceDir+"nvme-tcp-read4k-kprobe.txt.gz")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if !strings.Contains(out, "  target-queue ") || !strings.Contains(out, "  target-device ") || strings.Contains(out, "(merged)") || strings.Contains(out, "not observed") {
-		t.Errorf("report:\n%s", out)
+	for trace, merged := range map[string]bool{"nvme-tcp-read4k-kprobe.txt.gz": false, "nvme-tcp-write128k-kprobe.txt.gz": true} {
+		out, errs, code := runCmd(t, "profile", "analyze", "--path", "nvme-tcp", "--dev", "259,0", traceDir+trace)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", trace, code, errs)
+		}
+		if !strings.Contains(out, "  target-queue ") || !strings.Contains(out, "  target-device ") || strings.Contains(out, "resp-net-recv+host-complete (merged)") != merged {
+			t.Errorf("%s: report:\n%s", trace, out)
+		}
 	}
 }

@@ -54,6 +54,16 @@ type BPF struct {
 	queue  []event.Event // events of the last record not yet returned
 	btf    bool          // tp_btf programs (else classic tracepoints)
 	stats  io.Closer     // keeps the kernel's run-time statistics on
+	progs  []namedProg   // attached programs, for Cost
+	nvme   bool          // records of bpf/nvme.c (else bpf/block.c)
+	nkinds [nvmeTPs]uint8
+	kprobe bool // the nvme programs include a kprobe
+}
+
+// namedProg is an attached program and what it is attached to.
+type namedProg struct {
+	name string
+	prog *ebpf.Program
 }
 
 // ProgramCost is how often one program ran and the time it took.
@@ -70,17 +80,9 @@ func (c *BPF) Cost() []ProgramCost {
 		return nil
 	}
 	var out []ProgramCost
-	for _, t := range blockTracepoints {
-		name := t.prog
-		if c.btf {
-			name = t.btfProg
-		}
-		p := c.coll.Programs[name]
-		if p == nil {
-			continue
-		}
-		if st, err := p.Stats(); err == nil {
-			out = append(out, ProgramCost{Name: t.name, Runs: st.RunCount, Runtime: st.Runtime})
+	for _, p := range c.progs {
+		if st, err := p.prog.Stats(); err == nil {
+			out = append(out, ProgramCost{Name: p.name, Runs: st.RunCount, Runtime: st.Runtime})
 		}
 	}
 	return out
@@ -89,6 +91,9 @@ func (c *BPF) Cost() []ProgramCost {
 // Programs says which kind of BPF programs are attached: "tp_btf" or
 // "tracepoint".
 func (c *BPF) Programs() string {
+	if c.kprobe {
+		return "tracepoint, kprobe"
+	}
 	if c.btf {
 		return "tp_btf"
 	}
@@ -99,8 +104,9 @@ func (c *BPF) Programs() string {
 // kernel side does not wake the reader (it only does so per batch).
 const pollEvery = 100 * time.Millisecond
 
-// OpenBPF loads and attaches the programs the path needs. Paths with
-// events other than block:* tracepoints need the tracefs collector.
+// OpenBPF loads and attaches the programs the path needs: bpf/block.c
+// for paths of block:* tracepoints only, bpf/nvme.c for paths of nvme:*,
+// nvmet:*, block_rq_issue/complete tracepoints and a kprobe.
 func OpenBPF(cfg Config) (c *BPF, err error) {
 	if err := needRoot(); err != nil {
 		return nil, err
@@ -108,6 +114,15 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 	if err := EnsureTracefs(); err != nil {
 		return nil, err
 	}
+	for i := range cfg.Path.Events {
+		if sys, _ := cfg.Path.Events[i].TraceName(); sys != "block" || cfg.Path.Events[i].Kprobe != "" {
+			return openNVMe(cfg)
+		}
+	}
+	return openBlock(cfg)
+}
+
+func openBlock(cfg Config) (c *BPF, err error) {
 	spec, err := loadBlock()
 	if err != nil {
 		return nil, fmt.Errorf("load bpf spec: %w", err)
@@ -133,7 +148,7 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 			}
 		}
 		if tp < 0 {
-			return nil, fmt.Errorf("bpf collector handles block:* tracepoints only, path %s needs %s; use --collector tracefs", cfg.Path.Name, st.Probe)
+			return nil, fmt.Errorf("bpf collector: path %s needs %s, which it does not handle; use --collector tracefs", cfg.Path.Name, st.Probe)
 		}
 		l, err := blockLayoutOf(name)
 		if err != nil {
@@ -152,24 +167,8 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 	if first == noKind || first == last {
 		return nil, fmt.Errorf("bpf collector: fewer than two events of path %s can be observed", cfg.Path.Name)
 	}
-	set := map[string]any{
-		"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
-		"filter_dev": uint32(cfg.Dev), "min_bytes": cfg.MinBytes, "max_bytes": cfg.MaxBytes, "sample_n": cfg.Sample,
-	}
-	if cfg.HasOp {
-		set["filter_op"] = uint8(cfg.Op)
-	}
-	for name, v := range set {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return nil, fmt.Errorf("set bpf constant %s: %w", name, err)
-		}
-	}
-	if cfg.BufferKB > 0 {
-		size := uint32(os.Getpagesize())
-		for size < uint32(cfg.BufferKB)*1024 {
-			size <<= 1
-		}
-		spec.Maps["events"].MaxEntries = size
+	if err := configure(spec, cfg, map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last}); err != nil {
+		return nil, err
 	}
 	c.kinds = kinds
 	switch cfg.Programs {
@@ -191,14 +190,8 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 			delete(spec.Programs, t.btfProg)
 		}
 	}
-	if cfg.Stats {
-		if c.stats, err = ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err != nil {
-			return nil, fmt.Errorf("enable bpf run-time statistics: %w", err)
-		}
-	}
-	c.coll, err = ebpf.NewCollection(spec)
-	if err != nil {
-		return nil, fmt.Errorf("load bpf programs: %w", err)
+	if err := c.load(spec, cfg.Stats); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -210,19 +203,69 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 			continue
 		}
 		var l link.Link
+		prog := c.coll.Programs[t.prog]
 		if c.btf {
-			l, err = link.AttachTracing(link.TracingOptions{Program: c.coll.Programs[t.btfProg]})
+			prog = c.coll.Programs[t.btfProg]
+			l, err = link.AttachTracing(link.TracingOptions{Program: prog})
 		} else {
-			l, err = link.Tracepoint("block", t.name, c.coll.Programs[t.prog], nil)
+			l, err = link.Tracepoint("block", t.name, prog, nil)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("attach block:%s: %w", t.name, err)
 		}
 		c.links = append(c.links, l)
+		c.progs = append(c.progs, namedProg{t.name, prog})
 	}
+	if err := c.startReader(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// configure sets the programs' read-only constants: the filter of cfg and
+// set, and sizes the ring buffer.
+func configure(spec *ebpf.CollectionSpec, cfg Config, set map[string]any) error {
+	set["filter_dev"], set["min_bytes"], set["max_bytes"], set["sample_n"] = uint32(cfg.Dev), cfg.MinBytes, cfg.MaxBytes, cfg.Sample
+	if cfg.HasOp {
+		set["filter_op"] = uint8(cfg.Op)
+	}
+	for name, v := range set {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return fmt.Errorf("set bpf constant %s: %w", name, err)
+		}
+	}
+	if cfg.BufferKB > 0 {
+		size := uint32(os.Getpagesize())
+		for size < uint32(cfg.BufferKB)*1024 {
+			size <<= 1
+		}
+		spec.Maps["events"].MaxEntries = size
+	}
+	return nil
+}
+
+// load loads the programs of spec, with the kernel's run-time statistics
+// on if stats is set.
+func (c *BPF) load(spec *ebpf.CollectionSpec, stats bool) (err error) {
+	if stats {
+		if c.stats, err = ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err != nil {
+			return fmt.Errorf("enable bpf run-time statistics: %w", err)
+		}
+	}
+	if c.coll, err = ebpf.NewCollection(spec); err != nil {
+		if c.stats != nil {
+			c.stats.Close()
+		}
+		return fmt.Errorf("load bpf programs: %w", err)
+	}
+	return nil
+}
+
+// startReader opens the ring buffer and polls it until Stop.
+func (c *BPF) startReader() (err error) {
 	c.rd, err = ringbuf.NewReader(c.coll.Maps["events"])
 	if err != nil {
-		return nil, fmt.Errorf("open ring buffer: %w", err)
+		return fmt.Errorf("open ring buffer: %w", err)
 	}
 	c.done = make(chan struct{})
 	go func() {
@@ -237,7 +280,7 @@ func OpenBPF(cfg Config) (c *BPF, err error) {
 			}
 		}
 	}()
-	return c, nil
+	return nil
 }
 
 // blockLayoutOf reads the record layout of a block tracepoint.
@@ -275,7 +318,11 @@ func (c *BPF) Next() (event.Event, error) {
 			}
 			return event.Event{}, fmt.Errorf("read ring buffer: %w", err)
 		}
-		c.queue = decodeBlockRecord(c.rec.RawSample, &c.kinds, c.queue[:0])
+		if c.nvme {
+			c.queue = decodeNVMeRecord(c.rec.RawSample, &c.nkinds, c.queue[:0])
+		} else {
+			c.queue = decodeBlockRecord(c.rec.RawSample, &c.kinds, c.queue[:0])
+		}
 	}
 	ev := c.queue[0]
 	c.queue = c.queue[1:]
@@ -295,7 +342,10 @@ func (c *BPF) NextRecord(r *analyze.Record) error {
 			}
 			return fmt.Errorf("read ring buffer: %w", err)
 		}
-		if decodeBlockInto(c.rec.RawSample, &c.kinds, r) {
+		if c.nvme && decodeNVMeInto(c.rec.RawSample, &c.nkinds, r) {
+			return nil
+		}
+		if !c.nvme && decodeBlockInto(c.rec.RawSample, &c.kinds, r) {
 			return nil
 		}
 	}

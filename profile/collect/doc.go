@@ -1,7 +1,10 @@
 // Package collect attaches to the running kernel and streams path events:
 // BPF programs on the block tracepoints (built from bpf/block.c with
 // bpf2go, loaded with cilium/ebpf, filtering and 1-of-N sampling in the
-// kernel, one record per finished request through a ring buffer) or, for
+// kernel, one record per finished request through a ring buffer), BPF
+// programs for the nvme-tcp path (bpf/nvme.c: nvme, nvmet and block
+// tracepoints and the path's kprobe, records assembled in the kernel
+// across queue/command id and device/sector keys; see records.md) or, for
 // any path, a private tracefs instance whose text is parsed by package
 // tracetext. Everything it attaches is detached by Close, also after
 // errors and on cancellation.

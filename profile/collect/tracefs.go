@@ -53,6 +53,11 @@ func OpenTraceFS(cfg Config) (c *TraceFS, err error) {
 			return nil, err
 		}
 	}
+	// CLOCK_MONOTONIC, as the BPF collector's bpf_ktime_get_ns. The
+	// default "local" clock is clamped to jiffies where the TSC is not
+	// stable (under qemu's emulation whole runs of a request's events
+	// came out with one timestamp); kernels without it keep their default.
+	_ = c.write("trace_clock", "mono")
 	attached := 0
 	for i := range cfg.Path.Events {
 		e := &cfg.Path.Events[i]

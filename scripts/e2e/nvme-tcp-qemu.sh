@@ -4,10 +4,11 @@
 # packages (busybox-static, fio, nvme-cli and their libraries, the kernel's
 # nvme/nvmet/null_blk modules) in an initramfs. Inside, it exports a
 # null_blk namespace over nvmet-tcp on 127.0.0.1, connects with nvme-cli,
-# and runs `dpperf profile` (nvme-tcp path, tracefs collector) around fio:
-# 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while a
-# local fio on the target saturates the namespace (null_blk with four
-# tags and 3 ms completions). Reports are printed to
+# and runs `dpperf profile` (nvme-tcp path, tracefs and BPF collectors on
+# the same requests) around fio:
+# 4 KiB random reads, 128 KiB writes (R2T path), and 4 KiB reads while
+# sixteen local fio jobs on the target saturate the namespace (null_blk
+# with four tags and 3 ms completions). Reports are printed to
 # the serial console between markers and copied into OUT (default
 # examples/profile/nvme-tcp); the comparison runs on the host.
 # Needs root (apt), network access to the Debian mirror the first time.
@@ -114,19 +115,40 @@ echo > $T/trace
 [ -n "$dev" ] || dev=nvme0n1
 echo "profiling block events of device $dev"
 f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=x"
-P="dpperf profile run --path nvme-tcp --collector tracefs --dev $dev -q"
-$P --json /out/read4k.json -o /out/read4k.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
-$P --json /out/write128k.json -o /out/write128k.txt -- fio $f --rw=randwrite --bs=128k --iodepth=1 --runtime=4
-# The local load starts first and runs past the profiled reads: under
-# emulation fio takes a while to get going.
-fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=64 --runtime=9 &
+P="dpperf profile run --path nvme-tcp --dev $dev -q"
+# profile NAME FIO-ARGS: both collectors profile the same fio run. The
+# tracefs collector (NAME.json) runs until a stop file appears, the BPF
+# collector (NAME-bpf.json) around fio.
+profile() {
+  name=$1; shift; rm -f /tmp/stop
+  $P --collector tracefs --json /out/$name.json -o /out/$name.txt -- sh -c 'until [ -e /tmp/stop ]; do sleep 0.1; done' &
+  tracer=$!
+  until ls -d $T/instances/dpperf-* >/dev/null 2>&1; do sleep 0.1; done; sleep 1
+  $P --collector bpf --json /out/$name-bpf.json -o /out/$name-bpf.txt -- fio $f "$@"
+  touch /tmp/stop; wait $tracer
+}
+profile read4k --rw=randread --bs=4k --iodepth=1 --runtime=4
+profile write128k --rw=randwrite --bs=128k --iodepth=1 --runtime=4
+# The local load on the target's device starts first (under emulation
+# fio takes a while to get going) and is stopped after the profiled reads.
+# Sixteen jobs: a libaio submitter that finds no free tag sleeps in
+# io_submit, so one job at any iodepth keeps only one request waiting;
+# sixteen keep sixteen waiting for the device's four tags.
+fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=4 --numjobs=16 --runtime=300 &
+load=$!
 sleep 3
-$P --json /out/read4k-contended.json -o /out/read4k-contended.txt -- fio $f --rw=randread --bs=4k --iodepth=1 --runtime=4
-wait
+profile read4k-contended --rw=randread --bs=4k --iodepth=1 --runtime=4
+kill $load; wait $load
 # Raw trace text of short runs, for offline analysis (dpperf profile analyze).
+# The kprobe on nvmet_bdev_execute_rw fetches qid and cid with the path's
+# own arguments, so the traces show whether its offsets hold on this
+# kernel (TestKprobeArgsOnRunningKernel compares them with nvmet_req_init).
 T=/sys/kernel/tracing
 echo 8192 > $T/buffer_size_kb
-for e in nvme/enable nvmet/enable block/block_rq_issue/enable block/block_rq_complete/enable; do echo 1 > $T/events/$e; done
+echo mono > $T/trace_clock  # as the collectors: "local" is clamped to jiffies here
+args=$(dpperf profile paths nvme-tcp | sed -nE 's/^ +(qid|cid): "(.*)"$/\1=\2/p' | tr '\n' ' ')
+echo "p:dpperf_check/nvmet_bdev_execute_rw nvmet_bdev_execute_rw $args" >> $T/kprobe_events
+for e in nvme/enable nvmet/enable block/block_rq_issue/enable block/block_rq_complete/enable dpperf_check/enable; do echo 1 > $T/events/$e; done
 for w in "randread 4k" "randwrite 128k"; do
   set -- $w
   echo > $T/trace; echo 1 > $T/tracing_on
@@ -134,6 +156,10 @@ for w in "randread 4k" "randwrite 128k"; do
   echo 0 > $T/tracing_on
   head -n 4000 $T/trace > /out/trace-$1-$2.txt
 done
+# What the BPF collector depends on in this kernel.
+{ uname -a; ls -l /sys/kernel/btf | head -20; cat $T/kprobe_events
+  for e in nvme/nvme_setup_cmd nvme/nvme_complete_rq nvmet/nvmet_req_init nvmet/nvmet_req_complete block/block_rq_issue block/block_rq_complete; do
+    cat $T/events/$e/format; done; } > /out/guest-info.txt 2>&1
 for x in /out/*; do echo; echo "=====BEGIN $(basename $x)====="; cat $x; echo; echo "=====END====="; done
 echo; echo "=====DONE====="
 poweroff -f
@@ -151,5 +177,11 @@ tr -d '\r' < "$work/console.log" | awk -v out="$out" '
   /^=====END=====$/ { close(file); file=""; next }
   file != "" { print >> file }'
 gzip -9f "$out"/trace-*.txt
+mv "$out/guest-info.txt" "$work/"
 bin=bin/dpperf; [ -x $bin ] || go build -o $bin ./cmd/dpperf
 $bin profile compare "$out/read4k.json" "$out/read4k-contended.json" | tee "$out/compare.txt"
+$bin profile compare "$out/read4k-bpf.json" "$out/read4k-contended-bpf.json" > "$out/compare-bpf.txt"
+# The two collectors on the same requests: LAD near 1 in every stage.
+for w in read4k write128k read4k-contended; do
+  $bin profile compare "$out/$w.json" "$out/$w-bpf.json"
+done > "$out/bpf-vs-tracefs.txt"

@@ -20,6 +20,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "common.h"
 
 #define TP_COUNT 5
 
@@ -37,11 +38,6 @@ struct event {
 // Used as the type of a dummy global so bpf2go emits a Go type for it.
 struct event *unused_event __attribute__((unused));
 
-#define OP_OTHER 0
-#define OP_READ 1
-#define OP_WRITE 2
-#define NO_KIND 255
-
 // Offsets in the tracepoint records (bytes from the start of the record).
 struct layout {
 	__u32 dev, sector, nr_sector, rwbs, bytes; // bytes == 0: not present
@@ -58,7 +54,6 @@ volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
 volatile const __u32 min_bytes;
 volatile const __u32 max_bytes;     // 0: unbounded
 volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
-volatile const __u32 wakeup_bytes = 65536; // wake the reader once this much is queued
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -88,24 +83,6 @@ static __always_inline __u32 slot_of(__u32 dev, __u64 sector)
 {
 	// Fibonacci hashing: neighbouring sectors land far apart.
 	return (__u32)(((sector ^ ((__u64)dev << 40)) * 0x9E3779B97F4A7C15ULL) >> (64 - SLOT_BITS));
-}
-
-// Index 0: records lost (ring buffer full); 1: sampling counter;
-// 2: records overwritten before they completed; 3: requests skipped by
-// the filter. Requests started are not counted: an extra cache line
-// touched per request for a figure user space can do without.
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 4);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
-	if (v)
-		(*v)++;
 }
 
 static __always_inline int same(struct event *r, __u32 dev, __u64 sector)
@@ -138,15 +115,8 @@ static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, 
 			count(3);
 			return 0;
 		}
-		if (sample_n > 1) {
-			__u32 idx = 1;
-			__u64 *n = bpf_map_lookup_elem(&counters, &idx);
-			if (!n)
-				return 0;
-			__u64 c = (*n)++;
-			if (c % sample_n)
-				return 0;
-		}
+		if (!sampled(sample_n))
+			return 0;
 		if (tp >= TP_COUNT)
 			return 0;
 		__u64 now = bpf_ktime_get_ns();
@@ -192,10 +162,7 @@ static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, 
 	}
 	__builtin_memcpy(e, r, sizeof(*e));
 	r->dev = 0;
-	// Waking user space for every request costs more than the request;
-	// wake it when a batch is queued (it also polls on a timer).
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	bpf_ringbuf_submit(e, flags);
+	bpf_ringbuf_submit(e, submit_flags(&events));
 	return 0;
 }
 
@@ -288,19 +255,6 @@ int btf_rq_complete(__u64 *ctx) { return from_rq(TP_RQ_COMPLETE, (struct request
 
 // ---- tracepoint programs: formatted trace records ----
 
-static __always_inline __u8 op_of(const char *rwbs)
-{
-	for (int i = 0; i < 4; i++) {
-		if (rwbs[i] == 'R')
-			return OP_READ;
-		if (rwbs[i] == 'W')
-			return OP_WRITE;
-		if (rwbs[i] == 'D' || rwbs[i] == 'N' || rwbs[i] == 0)
-			return OP_OTHER;
-	}
-	return OP_OTHER;
-}
-
 static __always_inline int handle(void *ctx, int tp)
 {
 	if (kinds[tp] == NO_KIND)
@@ -317,7 +271,7 @@ static __always_inline int handle(void *ctx, int tp)
 		bpf_probe_read_kernel(&bytes, sizeof(bytes), ctx + l.bytes);
 	else
 		bytes = nr * 512;
-	return record(tp, dev, sector, bytes, op_of(rwbs));
+	return record(tp, dev, sector, bytes, op_of_rwbs(rwbs));
 }
 
 SEC("tracepoint/block/block_bio_queue")
