@@ -578,8 +578,9 @@ func pathName(p int) string {
 }
 
 // conflict explains an example that gives one key of a map two different
-// contents: the symbolic executor models lookups of different key
-// expressions independently, so the solver may make them equal.
+// contents: lookups of one key meet one element while the map is not
+// updated, but after an update the symbolic executor leaves the map's
+// contents unconstrained, so a key looked up on both sides may differ.
 func conflict(ex *symex.Example) string {
 	seen := map[string]string{}
 	for _, e := range ex.Maps {

@@ -74,7 +74,7 @@ func Start(cfg Config) (*Solver, error) {
 	// No unsat cores: z3 solves path constraints about 10x slower when it
 	// must produce them.
 	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)",
-		"(set-logic QF_ABV)"); err != nil {
+		"(set-logic QF_AUFBV)"); err != nil {
 		s.Close()
 		return nil, err
 	}

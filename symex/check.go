@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/smt"
 )
@@ -97,7 +98,7 @@ func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
 	if opts.MaxPacket < opts.MinPacket {
 		return nil, fmt.Errorf("largest packet %d B is below the smallest %d B", opts.MaxPacket, opts.MinPacket)
 	}
-	s, err := startSolver(opts)
+	s, err := startSolver(opts, g.Maps)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +332,7 @@ func zeroOf(sort string) string {
 	case sort == "Bool":
 		return "false"
 	case sort == arraySort:
-		return "pkt0" // any array will do; QF_ABV has no constant arrays
+		return "pkt0" // any array will do; QF_AUFBV has no constant arrays
 	case strings.HasPrefix(sort, "(_ BitVec "):
 		w, _ := strconv.Atoi(strings.TrimSuffix(sort[len("(_ BitVec "):], ")"))
 		return konst(uint16(w), 0).s
@@ -342,7 +343,7 @@ func zeroOf(sort string) string {
 // restart replaces a killed solver and loads the first n levels again.
 func (c *Checker) restart(n int) error {
 	c.s.Close()
-	s, err := startSolver(c.opts)
+	s, err := startSolver(c.opts, c.g.Maps)
 	if err != nil {
 		return err
 	}
@@ -351,7 +352,7 @@ func (c *Checker) restart(n int) error {
 }
 
 // startSolver starts a solver with the declarations every path shares.
-func startSolver(opts Options) (*smt.Solver, error) {
+func startSolver(opts Options, maps []*bpfprog.Map) (*smt.Solver, error) {
 	s, err := smt.Start(opts.Solver)
 	if err != nil {
 		return nil, err
@@ -367,6 +368,15 @@ func startSolver(opts Options) (*smt.Solver, error) {
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	for i, spec := range maps {
+		if spec != nil && spec.KeySize > 0 {
+			has, val := contentNames(i, 0)
+			if err := s.Send(declareContents(spec, has, val)...); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
 	}
 	return s, nil
 }

@@ -2,8 +2,12 @@ package symex
 
 import (
 	"fmt"
+	"maps"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
 )
 
 // Kernel constants the helper models use.
@@ -130,37 +134,70 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 		v.null = b.not(st.objs[o].found)
 		return v, nil
 	}
-	var found term
-	switch spec.Type {
-	case ebpf.Array, ebpf.PerCPUArray:
-		found = b.scmp(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
-	case ebpf.ArrayOfMaps, ebpf.HashOfMaps:
+	if spec.Type == ebpf.ArrayOfMaps || spec.Type == ebpf.HashOfMaps {
 		m.note("map of maps %s: inner maps are unconstrained", spec.Name)
 		v := pointer(regMap, -1, konst(64, 0))
 		v.null = b.not(b.fresh(1, "found"))
 		return v, nil
+	}
+	// The map's contents since its last update are two functions of the
+	// key, whether an element is there and its value: lookups of equal
+	// keys meet the same element, whatever the keys' terms.
+	has, val := m.contents(mp.obj)
+	var found term
+	switch spec.Type {
+	case ebpf.Array, ebpf.PerCPUArray:
+		found = b.scmp(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
 	default:
-		found = b.fresh(1, "found")
+		found = b.defRaw(1, "("+has+" "+key.s+")")
 	}
-	v := m.newObject(mp.obj, int(spec.ValueSize), key, found)
-	// Another key the path looked up in this map, with no update since,
-	// may be equal to this one: then both lookups meet the same element.
-	for _, o := range st.lookups {
-		if prev := st.objs[o]; prev.mapIdx == mp.obj && o != v.obj {
-			same := b.eq(key, prev.key)
-			if same.known {
-				continue // different constants
-			}
-			m.assertText(fmt.Sprintf("(=> %s (and (= %s %s) (= %s %s)))", same.s, found.s, prev.found.s, st.objs[v.obj].init, prev.arr))
-		}
-	}
+	v := m.newObjectIn(mp.obj, int(spec.ValueSize), key, found, "("+val+" "+key.s+")")
 	st.lookups[cacheKey] = v.obj
 	return v, nil
 }
 
+// contents names the functions that give a map's elements in its current
+// version (see state.versions), declaring them on first use.
+func (m *machine) contents(mapIdx int) (has, val string) {
+	ver := m.st.versions[mapIdx]
+	has, val = contentNames(mapIdx, ver)
+	if ver > 0 && !m.st.declared[has] {
+		m.st.declared = maps.Clone(m.st.declared)
+		if m.st.declared == nil {
+			m.st.declared = map[string]bool{}
+		}
+		m.st.declared[has] = true
+		for _, d := range declareContents(m.g.Maps[mapIdx], has, val) {
+			m.b.emit(d)
+		}
+	}
+	return has, val
+}
+
+// contentNames names a map version's functions: is an element there, and
+// its value.
+func contentNames(mapIdx, ver int) (has, val string) {
+	return fmt.Sprintf("has%d_%d", mapIdx, ver), fmt.Sprintf("val%d_%d", mapIdx, ver)
+}
+
+func declareContents(spec *bpfprog.Map, has, val string) []string {
+	k := sortOf(uint16(8 * spec.KeySize))
+	return []string{"(declare-fun " + has + " (" + k + ") Bool)", "(declare-fun " + val + " (" + k + ") " + arraySort + ")"}
+}
+
 func (m *machine) newObject(mapIdx, size int, key, found term) value {
+	return m.newObjectIn(mapIdx, size, key, found, "")
+}
+
+// newObjectIn makes the memory object of a lookup's result, its initial
+// contents the array term init, or unconstrained when init is empty.
+func (m *machine) newObjectIn(mapIdx, size int, key, found term, init string) value {
 	arr := m.b.name("v")
-	m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+	if init == "" {
+		m.b.emit("(declare-const " + arr + " " + arraySort + ")")
+	} else {
+		m.b.emit("(define-fun " + arr + " () " + arraySort + " " + init + ")")
+	}
 	if mapIdx >= 0 && key.w > 0 {
 		m.b.emit("; @lookup " + found.s + " " + m.g.Maps[mapIdx].Name + " " + key.s + " " + arr)
 	}
@@ -181,6 +218,15 @@ func (m *machine) forget(mp value) {
 	for k, o := range st.lookups {
 		if st.objs[o].mapIdx == mp.obj || mp.obj < 0 {
 			delete(st.lookups, k)
+		}
+	}
+	st.versions = maps.Clone(st.versions)
+	if st.versions == nil {
+		st.versions = map[int]int{}
+	}
+	for i := range m.g.Maps {
+		if i == mp.obj || mp.obj < 0 {
+			st.versions[i]++
 		}
 	}
 	for i := range st.objs {

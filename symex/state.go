@@ -86,6 +86,12 @@ type state struct {
 	exited  bool
 	decided map[string]bool // Bools asserted on the path: true, or false for their negation
 	lens    span            // the packet lengths the path allows
+	// versions counts the updates of each map (by index in Graph.Maps):
+	// a lookup meets the contents of the map's current version. Version 0
+	// is declared with the solver, later ones where the path meets them
+	// (declared). Both maps are copied on write.
+	versions map[int]int
+	declared map[string]bool
 }
 
 func (s *state) clone() *state {
