@@ -82,12 +82,13 @@ type explorer struct {
 	g     *cfg.Graph
 	out   [][]int32
 	opts  ExploreOptions
-	pool  chan *symex.Checker
 	start time.Time
 
-	mu    sync.Mutex
-	paths []Path
-	notes map[string]bool
+	mu      sync.Mutex
+	paths   []Path
+	notes   map[string]bool
+	pending tasks         // sides left for later, unclaimed
+	wake    chan struct{} // closed when a side is left
 
 	stop func() // ends the search at MaxPaths
 
@@ -103,8 +104,8 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 	if opts.Check.MinPacket == 0 {
 		opts.Check.MinPacket = MinPacket
 	}
-	x := &explorer{g: g, out: g.OutEdges(), opts: opts, pool: make(chan *symex.Checker, workers),
-		start: time.Now(), notes: map[string]bool{}}
+	x := &explorer{g: g, out: g.OutEdges(), opts: opts, start: time.Now(), notes: map[string]bool{},
+		wake: make(chan struct{})}
 	var checkers []*symex.Checker
 	defer func() {
 		for _, c := range checkers {
@@ -118,14 +119,22 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 		}
 		checkers = append(checkers, c)
 	}
-	for _, c := range checkers[1:] {
-		x.pool <- c
-	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	x.stop = cancel
 	stopProgress := x.report(sctx)
+	end := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, c := range checkers[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x.serve(sctx, c, end)
+		}()
+	}
 	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat)
+	close(end)
+	wg.Wait()
 	stopProgress()
 	truncated := false
 	if err != nil {
@@ -267,50 +276,35 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 			first = 1
 		}
 	}
-	run := func(c *symex.Checker, i int) {
-		p := side(i)
-		r, err := known[i], error(nil)
-		if !decided[i] {
-			r, err = x.extend(ctx, c, p, res)
-		}
-		if err == nil && r != smt.Unsat {
-			kids[i], err = x.dfs(ctx, c, p, x.g.Edges[outs[i]].To, r)
-		}
-		errs[i] = err
-	}
-	// The sides in the order they run here; an idle solver takes any side
-	// but the first.
+	// The first side runs here; the others are left for idle workers
+	// and awaited.
+	refuted := func(i int) bool { return decided[i] && known[i] == smt.Unsat }
 	var order []int
-	if first >= 0 {
+	if first >= 0 && !refuted(first) {
 		order = append(order, first)
 	}
 	for i := range outs {
-		if i != first && !(decided[i] && known[i] == smt.Unsat) {
+		if i != first && !refuted(i) {
 			order = append(order, i)
 		}
 	}
-	var wg sync.WaitGroup
-	var here []int
+	ts := make([]*task, len(outs))
 	for k, i := range order {
+		ts[i] = &task{edges: side(i), parent: res, decided: decided[i], result: known[i]}
 		if k > 0 {
-			select {
-			case c2 := <-x.pool:
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					run(c2, i)
-					x.pool <- c2
-				}()
-				continue
-			default:
-			}
+			x.leave(ts[i])
 		}
-		here = append(here, i)
 	}
-	for _, i := range here {
-		run(c, i)
+	for k, i := range order {
+		if k == 0 {
+			ts[i].claimed = true
+			ts[i].done = make(chan struct{})
+			x.run(ctx, c, ts[i])
+		} else {
+			x.await(ctx, c, ts[i])
+		}
+		kids[i], errs[i] = ts[i].node, ts[i].err
 	}
-	wg.Wait()
 	// A stopped search keeps the subtrees it finished: the partial tree is
 	// reported as such.
 	var stop error
