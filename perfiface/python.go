@@ -74,6 +74,9 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	if it.Partial {
 		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
 	}
+	for _, n := range it.Notes {
+		p.line(1, "# Note: %s", n)
+	}
 }
 
 type pyWriter struct {

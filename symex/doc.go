@@ -14,8 +14,22 @@
 // pointer arguments reach, and the Checker reports that over-approximation
 // in its notes.
 //
+// Two lookups of equal keys in one map meet the same element: a map's
+// contents are two uninterpreted functions of the key (is an element there,
+// its value bytes), renamed after each update or delete of the map, which
+// leaves the contents unconstrained (QF_AUFBV). Comparisons of the packet
+// length (plus a constant) with a constant are decided against the
+// interval of lengths the path allows, without the solver. A value computed
+// by more than Options.Abstract operations (a hash) is replaced by a fresh
+// unconstrained one while paths are checked; Example solves with the exact
+// definitions and reports a path that is impossible with them
+// (ErrHashRefuted).
+//
 // A Checker keeps one solver process and the symbolic state of every
 // prefix of the last path it checked, so a path that shares a prefix with
-// the previous one costs only the new edges (push/pop). An unsatisfiable
-// path comes back with the shortest prefix the solver's unsat core refutes.
+// the previous one costs only the new edges (push/pop). The solver receives
+// new levels only when a check needs them, so the model of the last check
+// can decide a longer prefix without a check (Probe, Extend). An
+// unsatisfiable path comes back with the shortest prefix the solver
+// refutes, found by binary search over prefixes.
 package symex

@@ -295,7 +295,8 @@ func (m *machine) enter(lenTerm term) {
 	}
 	st.regs[asm.R1] = pointer(regCtx, 0, konst(64, 0))
 	st.regs[asm.R10] = pointer(regStack, 0, konst(64, 0))
-	st.stacks = []map[int64]cell{{}}
+	st.stacks, st.owned = nil, nil
+	st.newFrame()
 	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
 	st.lookups = map[string]int{}
 	st.decided = map[string]bool{}
@@ -320,8 +321,7 @@ func (m *machine) edge(e cfg.Edge) error {
 		f := frame{stack: st.frame}
 		copy(f.saved[:], st.regs[asm.R6:])
 		st.frames = append(st.frames, f)
-		st.frame = len(st.stacks)
-		st.stacks = append(st.stacks, map[int64]cell{})
+		st.frame = st.newFrame()
 		st.regs[asm.R10] = pointer(regStack, st.frame, konst(64, 0))
 	case cfg.EdgeReturn:
 		if len(st.frames) == 0 {
@@ -507,7 +507,7 @@ func (m *machine) stackLoad(fr int, at term, size int) value {
 }
 
 func (m *machine) stackStore(fr int, at term, size int, v value) {
-	cells := m.st.stacks[fr]
+	cells := m.st.writable(fr)
 	if !at.known {
 		m.note("stack write at a variable offset: the frame becomes unconstrained")
 		clear(cells)
@@ -558,7 +558,7 @@ func (m *machine) havoc(p value) {
 	st := m.st
 	switch p.reg {
 	case regStack:
-		cells := st.stacks[p.obj]
+		cells := st.writable(p.obj)
 		if !p.off.known {
 			clear(cells)
 			return

@@ -3,6 +3,7 @@ package symex
 import (
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // region is the memory a pointer points into.
@@ -78,6 +79,7 @@ type state struct {
 	regs    [11]value
 	frames  []frame
 	stacks  []map[int64]cell // by stack frame number
+	owned   []bool           // stacks[i] is this state's own, not shared
 	frame   int              // current stack frame number
 	pkt     packet
 	objs    []object
@@ -97,14 +99,30 @@ type state struct {
 func (s *state) clone() *state {
 	c := *s
 	c.frames = append([]frame(nil), s.frames...)
-	c.stacks = make([]map[int64]cell, len(s.stacks))
-	for i, st := range s.stacks {
-		c.stacks[i] = maps.Clone(st)
-	}
+	// Stack frames are shared until written (writable).
+	c.stacks = slices.Clone(s.stacks)
+	c.owned = make([]bool, len(s.stacks))
 	c.objs = append([]object(nil), s.objs...)
 	c.lookups = maps.Clone(s.lookups)
 	c.decided = maps.Clone(s.decided)
 	return &c
+}
+
+// writable returns stack frame fr for writing, copying it first if it is
+// shared with the state this one was cloned from.
+func (s *state) writable(fr int) map[int64]cell {
+	if !s.owned[fr] {
+		s.stacks[fr] = maps.Clone(s.stacks[fr])
+		s.owned[fr] = true
+	}
+	return s.stacks[fr]
+}
+
+// newFrame adds an empty stack frame and returns its number.
+func (s *state) newFrame() int {
+	s.stacks = append(s.stacks, map[int64]cell{})
+	s.owned = append(s.owned, true)
+	return len(s.stacks) - 1
 }
 
 // unsupported reports an instruction or helper the executor cannot model.

@@ -155,6 +155,15 @@ func writeThresholds(w io.Writer, it *perfiface.Interface) error {
 	for _, t := range it.Thresholds() {
 		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimNum(t.Value), t.Classes, t.Lines)
 	}
+	if it.Partial {
+		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing")
+	}
+	if len(it.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range it.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
 	return nil
 }
 
