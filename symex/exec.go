@@ -60,14 +60,6 @@ func (m *machine) at() string {
 	return fmt.Sprintf("insn%d", m.cur)
 }
 
-// assertText adds a condition written as SMT text: a fact about the
-// program's state rather than a test of the path.
-func (m *machine) assertText(c string) {
-	m.asserted = true
-	m.nAsserts++
-	m.b.emit("(assert " + c + ")")
-}
-
 func (m *machine) where(i int) string {
 	if loc, _ := m.p.Line(i); loc != "" {
 		return fmt.Sprintf("insn %d (%s)", i, loc)
