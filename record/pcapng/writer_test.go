@@ -30,7 +30,7 @@ func udpFrame(t *testing.T, src, dst string, sport, dport int, payload []byte) [
 	return buf.Bytes()
 }
 
-func TestTsharkReadsSections(t *testing.T) {
+func TestTsharkReadsPeriods(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
 		t.Fatal("tshark is required (scripts/setup.sh installs it)")
@@ -40,9 +40,15 @@ func TestTsharkReadsSections(t *testing.T) {
 	base := time.Unix(1_700_000_000, 0)
 	var file bytes.Buffer
 	s := &Section{Label: "pipeline/router", SnapLen: snap}
-	// Two periods: the second section sees the interfaces in another order.
+	// Three periods: the first sees only one interface, the second a new
+	// one (tshark must name it, not take the first period's interfaces),
+	// the third both in another order.
 	if err := s.Write(&file, []Packet{
 		{Time: base, Iface: "uplink", OrigLen: len(frame), Data: frame[:snap]},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(&file, []Packet{
 		{Time: base.Add(time.Microsecond), Iface: "downlink", Out: true, OrigLen: len(frame), Data: frame[:snap]},
 	}); err != nil {
 		t.Fatal(err)
