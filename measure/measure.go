@@ -17,6 +17,7 @@ import (
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/testrun"
 )
 
@@ -58,9 +59,10 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	in := testrun.Input{Packet: pr.Example.Raw, Ifindex: ifindex, RxQueue: pr.Example.RxQueue}
 
 	// The path, on the interpreter.
-	var opts interp.Options
+	// The clock the example's timestamps were solved against.
+	opts := interp.Options{ClockStep: symex.ClockStep}
 	if c := pr.Example.ClockNs; c != nil {
-		opts.Clock = *c // the time the path's timestamps were solved against
+		opts.Clock = *c
 	}
 	it, err := interp.New(p, opts)
 	if err != nil {

@@ -290,15 +290,14 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 	}
 	ts := make([]*task, len(outs))
 	for k, i := range order {
-		ts[i] = &task{edges: side(i), parent: res, decided: decided[i], result: known[i]}
+		ts[i] = &task{edges: side(i), parent: res, decided: decided[i], result: known[i],
+			claimed: k == 0, done: make(chan struct{})}
 		if k > 0 {
 			x.leave(ts[i])
 		}
 	}
 	for k, i := range order {
 		if k == 0 {
-			ts[i].claimed = true
-			ts[i].done = make(chan struct{})
 			x.run(ctx, c, ts[i])
 		} else {
 			x.await(ctx, c, ts[i])

@@ -20,11 +20,11 @@ import (
 type task struct {
 	edges   []int32 // the prefix, ending with the side's edge
 	parent  smt.Result
-	decided bool       // result is known without a check
-	result  smt.Result // when decided
-	claimed bool       // a worker runs it (guarded by explorer.mu)
-	index   int        // in the heap, while unclaimed
-	done    chan struct{}
+	decided bool          // result is known without a check
+	result  smt.Result    // when decided
+	claimed bool          // a worker runs it (guarded by explorer.mu)
+	index   int           // in the heap, while unclaimed
+	done    chan struct{} // closed when node and err are set
 	node    *Node
 	err     error
 }
@@ -52,7 +52,6 @@ func (h *tasks) Pop() any {
 
 // leave makes a side available to idle workers.
 func (x *explorer) leave(t *task) {
-	t.done = make(chan struct{})
 	x.mu.Lock()
 	heap.Push(&x.pending, t)
 	close(x.wake)

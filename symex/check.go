@@ -232,8 +232,8 @@ const maxModelText = 1 << 16
 // covers a shorter prefix, satisfies the first n levels: the levels the
 // solver has not received are written as one let-expression (a constant
 // declared there, which no earlier condition constrains, takes a fixed
-// value of its sort, see zeroOf) and evaluated. A true answer proves the prefix satisfiable
-// without a check; false decides nothing.
+// value of its sort, see zeroOf) and evaluated. A true answer proves the
+// prefix satisfiable without a check; false decides nothing.
 func (c *Checker) byModel(n int) (bool, error) {
 	if c.model < 0 || c.inSolver != c.model || c.model > n {
 		return false, nil
@@ -448,17 +448,33 @@ func (c *Checker) load(edges []int32) error {
 	return nil
 }
 
-// loadLive loads edges and reports a prefix that folds to false as dead.
+// loadLive loads edges and reports a prefix that folds to false as dead,
+// counted in Folded.
 func (c *Checker) loadLive(edges []int32) (dead bool, err error) {
-	if err := c.load(edges); err != nil {
-		var d *deadPrefix
-		if errors.As(err, &d) {
-			c.Folded++
-			return true, nil
-		}
-		return false, err
+	err = c.load(edges)
+	if isDead(err) {
+		c.Folded++
+		return true, nil
 	}
-	return false, nil
+	return false, err
+}
+
+func isDead(err error) bool {
+	var d *deadPrefix
+	return errors.As(err, &d)
+}
+
+// satByModel reports whether the first n levels are known satisfiable or
+// the model of the last check satisfies them, and records it.
+func (c *Checker) satByModel(n int) (bool, error) {
+	if c.knownSat >= n {
+		return true, nil
+	}
+	ok, err := c.byModel(n)
+	if ok {
+		c.knownSat = n
+	}
+	return ok, err
 }
 
 // Extend loads a path prefix (edges from the source; the previous prefix's
@@ -475,14 +491,10 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	if n == 0 || !c.levels[n-1].asserts {
 		return smt.Unknown, false, nil
 	}
-	if c.knownSat >= n {
+	if ok, err := c.satByModel(n); err != nil {
+		return smt.Unknown, false, err
+	} else if ok {
 		return smt.Sat, true, nil
-	}
-	if ok, err := c.byModel(n); err != nil || ok {
-		if ok {
-			c.knownSat = n
-		}
-		return smt.Sat, err == nil, err
 	}
 	start := time.Now()
 	res, err = c.checkAt(ctx, n, 0)
@@ -498,21 +510,12 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 // own. False decides nothing.
 func (c *Checker) Probe(edges []int32) (bool, error) {
 	if err := c.load(edges); err != nil {
-		var d *deadPrefix
-		if errors.As(err, &d) {
-			return false, nil
+		if isDead(err) {
+			return false, nil // left for Extend to count
 		}
 		return false, err
 	}
-	n := len(edges)
-	if c.knownSat >= n {
-		return true, nil
-	}
-	ok, err := c.byModel(n)
-	if ok {
-		c.knownSat = n
-	}
-	return ok, err
+	return c.satByModel(len(edges))
 }
 
 // TestOnly reports whether the last edge of the loaded path is a branch

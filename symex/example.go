@@ -64,7 +64,8 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		}
 	}
 	solver := c.s
-	exact, err := c.exact(ctx)
+	eqs, clocks := c.abstractions(), c.clocks()
+	exact, err := c.exact(ctx, eqs)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 			c.model = -1
 		}()
 	}
-	ex.Approx = !exact && len(c.abstractions()) > 0
+	ex.Approx = !exact && len(eqs) > 0
 	// Binary search for the smallest length.
 	vals, err := c.s.Values([]string{"len"})
 	if err != nil {
@@ -119,7 +120,6 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	// and with a clock that advances as the interpreter's does, so that
 	// it can be followed there.
 	prefer := []string{"(and (= ifindex #x00000001) (= rxq #x00000000))"}
-	clocks := c.clocks()
 	if len(clocks) > 1 {
 		var eqs []string
 		for k, t := range clocks[1:] {
@@ -146,7 +146,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if st.exited {
 		terms[2] = st.verdict.s
 	}
-	if clocks := c.clocks(); len(clocks) > 0 {
+	if len(clocks) > 0 {
 		terms[3], ex.HasClock = clocks[0], true
 	}
 	for i := 0; i < n; i++ {
@@ -213,21 +213,30 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 var ErrHashRefuted = errors.New("the path is impossible with its hashes computed exactly")
 
 // ClockStep is how far the clock advances between two clock helper calls
-// in the examples, as in the interpreter (interp.Options.ClockStep).
+// in the examples; replaying one, set interp.Options.ClockStep to it.
 const ClockStep = 1000
+
+// comments lists the fields of the loaded path's "; @kind ..." comments,
+// in order.
+func (c *Checker) comments(kind string) [][]string {
+	var out [][]string
+	for _, l := range c.levels {
+		for _, line := range l.text {
+			if rest, ok := strings.CutPrefix(line, "; @"+kind+" "); ok {
+				out = append(out, strings.Fields(rest))
+			}
+		}
+	}
+	return out
+}
 
 // clocks names the results of the loaded path's clock helpers, in order.
 func (c *Checker) clocks() []string {
 	var out []string
-	for _, l := range c.levels {
-		for _, line := range l.text {
-			if rest, ok := strings.CutPrefix(line, "; @call "); ok {
-				f := strings.Fields(rest)
-				switch f[1] {
-				case "FnKtimeGetNs", "FnKtimeGetBootNs", "FnKtimeGetCoarseNs", "FnKtimeGetTaiNs":
-					out = append(out, f[0])
-				}
-			}
+	for _, f := range c.comments("call") {
+		switch f[1] {
+		case "FnKtimeGetNs", "FnKtimeGetBootNs", "FnKtimeGetCoarseNs", "FnKtimeGetTaiNs":
+			out = append(out, f[0])
 		}
 	}
 	return out
@@ -237,25 +246,19 @@ func (c *Checker) clocks() []string {
 // values and their exact definitions.
 func (c *Checker) abstractions() []string {
 	var eqs []string
-	for _, l := range c.levels {
-		for _, line := range l.text {
-			if rest, ok := strings.CutPrefix(line, "; @abstract "); ok {
-				f := strings.Fields(rest)
-				eqs = append(eqs, "(= "+f[0]+" "+f[1]+")")
-			}
-		}
+	for _, f := range c.comments("abstract") {
+		eqs = append(eqs, "(= "+f[0]+" "+f[1]+")")
 	}
 	return eqs
 }
 
-// exact asserts, in a scope of its own, that the loaded path's abstracted
-// values equal their definitions, and checks with a generous time limit
+// exact asserts, in a scope of its own, the equalities eqs between the
+// loaded path's abstracted values and their definitions, and checks with a generous time limit
 // (a solver inverting a hash needs it). It reports whether the scope
 // stays: true when the exact path is satisfiable. ErrHashRefuted says it
 // is not; false without error means there is nothing to make exact, or
 // the solver could not tell, and the model is the abstract one.
-func (c *Checker) exact(ctx context.Context) (bool, error) {
-	eqs := c.abstractions()
+func (c *Checker) exact(ctx context.Context, eqs []string) (bool, error) {
 	if len(eqs) == 0 {
 		return false, nil
 	}

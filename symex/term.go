@@ -140,7 +140,8 @@ func (b builder) name(prefix string) string {
 // def binds "(op args...)" to a fresh name. A bit-vector whose expression,
 // written out as a tree, exceeds the builder's abstraction size (a hash
 // computed by the program) is replaced by a fresh unconstrained value; the
-// exact definition stays available under its own name (see abstracted).
+// exact definition stays available under its own name (see
+// Checker.abstractions).
 func (b builder) def(w uint16, op string, args ...term) term {
 	ops := uint32(1)
 	for _, a := range args {
