@@ -172,17 +172,27 @@ report-diff: build bpf
 	$(BIN) interface diff --workers 1 $(XDPFILT)_alw_eth.o $(XDPFILT)_dny_eth.o > examples/interface/diff-xdpfilt-alw_eth-dny_eth.txt
 	$(BIN) interface diff --max-paths 60 --time-limit 120s $(XDPFILT)_alw_eth.o $(XDPFILT)_alw_ip.o > examples/interface/diff-xdpfilt-alw_eth-alw_ip.txt
 # --- calibrate ---
-.PHONY: test-calibrate calibrate evidence-calibrate
+.PHONY: test-calibrate calibrate fit evidence-calibrate
 # Micro-programs on the kernel (root), the quick calibration and the bound
 # under it on the libxdp1 programs.
 test-calibrate: setup bpf
 	$(GO) test -count=1 ./calibrate/ ./target/
-	$(GO) test -count=1 -run 'TestTargetsCalibrate' ./cmd/dpperf/
+	$(GO) test -count=1 -run 'TestTargetsCalibrate|TestTargetsFit' ./cmd/dpperf/
 # A calibrated target for this host (about two minutes): build/host.yaml.
 calibrate: build
 	@mkdir -p build
 	$(BIN) targets calibrate --out build/host.yaml
-# The evidence table of the bound under build/host.yaml: every libxdp1
-# program and test_xdp_noinline, each replayed REPS times (default 3).
+# build/host.yaml scaled by cost group to timed paths of the example
+# programs (not the programs evidence-calibrate bounds): build/host-fit.yaml
+# (an upper envelope, for bounds) and build/host-median.yaml (for
+# interfaces); the timed paths in build/fit-samples.json.
+FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o,$(wildcard $(BPF_OUT)/*.o))
+fit: build bpf
+	$(BIN) targets fit --target build/host.yaml --out build/host-fit.yaml --samples build/fit-samples.json \
+	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
+	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
+	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json
+# The evidence table of the bound under build/host.yaml (or TARGET): every
+# libxdp1 program and test_xdp_noinline, each replayed REPS times (default 3).
 evidence-calibrate: build bpf
-	bash scripts/calibrate-evidence.sh build/host.yaml $(or $(REPS),3)
+	bash scripts/calibrate-evidence.sh $(or $(TARGET),build/host.yaml) $(or $(REPS),3)

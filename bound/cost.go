@@ -116,11 +116,15 @@ func (c *Costed) opCost(op cfg.Op, notes map[string]bool) (target.Vec, bool) {
 	t := c.T
 	if op.Kind == cfg.OpHelper {
 		name := target.HelperName(op.Helper)
-		mt := ""
+		mt, keyBytes := "", 0
 		if op.Map >= 0 && c.G.Maps[op.Map] != nil {
-			mt = target.MapTypeName(c.G.Maps[op.Map].Type)
+			m := c.G.Maps[op.Map]
+			mt, keyBytes = target.MapTypeName(m.Type), int(m.KeySize)
 		}
-		v, ok := t.HelperCost(name, mt)
+		v, ok, longer := t.HelperKeyCost(name, mt, keyBytes)
+		if longer {
+			notes[fmt.Sprintf("helper %s on %s: %d-byte keys are longer than any measured; the cost is extrapolated", name, mt, keyBytes)] = true
+		}
 		if !ok {
 			why := t.Unsupported["helpers"]
 			if why == "" {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -205,6 +207,35 @@ func (r *Result) deriveHelpers(d *deriver, t *target.Target, vec func(float64) t
 		worstAll = max(worstAll, x)
 	}
 	t.Helpers["default"] = map[string]target.Vec{"default": vec(worstAll)}
+	// Map helpers measured at several key sizes are priced by key size too.
+	t.HelperKeys = map[string]map[string][]target.KeyCost{}
+	for _, m := range r.Measurements {
+		rest, ok := strings.CutPrefix(m.Key, "helpers.")
+		size, isKey := strings.CutPrefix(m.Variant, "key")
+		bytes, err := strconv.Atoi(size)
+		if !ok || !isKey || err != nil || m.Err != nil {
+			continue
+		}
+		helper, mapType, _ := strings.Cut(rest, ".")
+		if t.HelperKeys[helper] == nil {
+			t.HelperKeys[helper] = map[string][]target.KeyCost{}
+		}
+		ks := append(t.HelperKeys[helper][mapType], target.KeyCost{Bytes: bytes, Cost: vec(m.Spread.High)})
+		slices.SortFunc(ks, func(a, b target.KeyCost) int { return a.Bytes - b.Bytes })
+		t.HelperKeys[helper][mapType] = ks
+		d.spread[fmt.Sprintf("helper_keys.%s.%s.%d", helper, mapType, bytes)] = m.Spread
+	}
+	for helper, byType := range t.HelperKeys {
+		for mt, ks := range byType {
+			if len(ks) < 2 {
+				delete(byType, mt) // one size: the map type's cost says it all
+				delete(d.spread, fmt.Sprintf("helper_keys.%s.%s.%d", helper, mt, ks[0].Bytes))
+			}
+		}
+		if len(byType) == 0 {
+			delete(t.HelperKeys, helper)
+		}
+	}
 	for h := range t.Helpers {
 		if !measured[h] {
 			estimated["helpers."+h] = true

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/dpperf/dpperf/target"
 )
@@ -52,6 +53,10 @@ func RoundUp(x, floor float64) float64 {
 	// Undo the float error of the division (1.23/0.01 = 122.99999...).
 	if s := math.Round(x/e) * e; s >= x {
 		r = min(r, s)
+	}
+	// The nearest double to the three digits (not 85.30000000000001).
+	if clean, err := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64); err == nil {
+		r = clean
 	}
 	return r
 }

@@ -18,6 +18,23 @@ type Calibration struct {
 	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
 	// distribution of its runs.
 	Spread map[string]Spread `yaml:"spread"`
+	// Fit, when set, says the costs were scaled by group to match timed
+	// paths of real programs (dpperf targets fit).
+	Fit *Fit `yaml:"fit,omitempty"`
+}
+
+// Fit records how a target's costs were scaled to match real programs:
+// every cost of a group (Groups) was multiplied by the group's scale.
+type Fit struct {
+	Kind       string             `yaml:"kind"`       // "envelope" (an upper bound of the samples) or "median"
+	Scale      map[string]float64 `yaml:"scale"`      // by group; groups not named kept their costs
+	Programs   []string           `yaml:"programs"`   // file:program the samples came from
+	Samples    int                `yaml:"samples"`    // paths timed
+	Percentile float64            `yaml:"percentile"` // of each path's runs, for "envelope"
+	// Relative error (predicted − measured) / measured over the samples.
+	ErrMin    float64 `yaml:"err_min"`
+	ErrMedian float64 `yaml:"err_median"`
+	ErrMax    float64 `yaml:"err_max"`
 }
 
 // Spread is the distribution of the runs of one measured cost, in the

@@ -33,6 +33,7 @@ type file struct {
 	} `yaml:"branch"`
 	Memory      map[string]map[string]accessYAML `yaml:"memory"`
 	Helpers     map[string]map[string]costMap    `yaml:"helpers"`
+	HelperKeys  keyCostsYAML                     `yaml:"helper_keys"`
 	Unsupported map[string]string                `yaml:"unsupported"`
 	Estimated   []string                         `yaml:"estimated"`
 	PCV         map[string]map[string]costMap    `yaml:"pcv"`
@@ -89,20 +90,7 @@ func (f *file) target() (*Target, error) {
 			return nil, fmt.Errorf("target %s: component %q needs a name and a positive capacity", t.Name, c.Name)
 		}
 	}
-	vec := func(what string, c costMap) (Vec, error) {
-		var v Vec
-		for name, amount := range c.m {
-			i := t.ComponentIndex(name)
-			if i < 0 {
-				return v, fmt.Errorf("line %d: %s: unknown component %q", c.line, what, name)
-			}
-			if amount < 0 {
-				return v, fmt.Errorf("line %d: %s: negative cost %g", c.line, what, amount)
-			}
-			v[i] = amount
-		}
-		return v, nil
-	}
+	vec := t.vecOf
 	var err error
 	if t.PerPacket, err = vec("per_packet", f.PerPacket); err != nil {
 		return nil, err
@@ -166,6 +154,9 @@ func (f *file) target() (*Target, error) {
 	if _, ok := t.Helpers["default"]; !ok {
 		return nil, fmt.Errorf("helpers: missing \"default\" (the cost of helpers not listed)")
 	}
+	if err := f.helperKeys(t); err != nil {
+		return nil, err
+	}
 	for _, e := range f.Estimated {
 		t.Estimated[e] = true
 	}
@@ -185,6 +176,22 @@ func (f *file) target() (*Target, error) {
 		t.Calibration = c
 	}
 	return t, nil
+}
+
+// vecOf reads a cost vector of t's components; what names it in errors.
+func (t *Target) vecOf(what string, c costMap) (Vec, error) {
+	var v Vec
+	for name, amount := range c.m {
+		i := t.ComponentIndex(name)
+		if i < 0 {
+			return v, fmt.Errorf("line %d: %s: unknown component %q", c.line, what, name)
+		}
+		if amount < 0 {
+			return v, fmt.Errorf("line %d: %s: negative cost %g", c.line, what, amount)
+		}
+		v[i] = amount
+	}
+	return v, nil
 }
 
 // Summary is a one-line description of a target for listings.

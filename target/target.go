@@ -65,6 +65,10 @@ type Target struct {
 	Taken, NotTaken Vec
 	Memory          map[string]map[string]Access // region → load/store/atomic
 	Helpers         map[string]map[string]Vec    // helper → map type (or "default")
+	// HelperKeys prices helpers by the key size of their map, where
+	// measured: helper → map type → costs by key size, ascending
+	// (HelperKeyCost). Helpers contains the dearest of them.
+	HelperKeys map[string]map[string][]KeyCost
 	// Blocking memory accesses cost max(BlockMin, latency − units of
 	// BlockComponent spent since the previous memory access).
 	BlockMin       float64

@@ -170,3 +170,64 @@ func TestCalibratedFile(t *testing.T) {
 		t.Errorf("alu64 costs %g, spread %+v", tg.Classes["alu64"][0], s)
 	}
 }
+
+func TestHelperKeyCost(t *testing.T) {
+	tg, err := Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := func(x float64) Vec { return Vec{x} }
+	// 16 bytes measured cheaper than 4 (noise): a longer key never costs less.
+	tg.HelperKeys = map[string]map[string][]KeyCost{"map_lookup_elem": {"hash": {{4, v(20)}, {16, v(18)}, {40, v(30)}}}}
+	for _, c := range []struct {
+		bytes  int
+		want   float64
+		extrap bool
+	}{{1, 20, false}, {4, 20, false}, {8, 20, false}, {16, 20, false}, {17, 30, false}, {40, 30, false}, {52, 36, true}} {
+		got, ok, ex := tg.HelperKeyCost("map_lookup_elem", "hash", c.bytes)
+		if !ok || got[0] != c.want || ex != c.extrap {
+			t.Errorf("%d-byte key: cost %g (ok %v, extrapolated %v), want %g (extrapolated %v)", c.bytes, got[0], ok, ex, c.want, c.extrap)
+		}
+	}
+	// Without a key table, the map type's cost.
+	want, _ := tg.HelperCost("map_lookup_elem", "array")
+	if got, ok, _ := tg.HelperKeyCost("map_lookup_elem", "array", 4); !ok || got != want {
+		t.Errorf("array lookup %v, want %v", got, want)
+	}
+	// The table survives a round trip through the file format and scaling.
+	data, err := Marshal(tg.Scaled(map[string]float64{GroupHelper: 0.5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := back.HelperKeyCost("map_lookup_elem", "hash", 40); got[0] != 15 {
+		t.Errorf("after scaling by 0.5 and a round trip: %g, want 15", got[0])
+	}
+}
+
+func TestScaledGroups(t *testing.T) {
+	tg, err := Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tg.Scaled(map[string]float64{GroupALU: 0.5, GroupBranch: 2, GroupPerPacket: 0})
+	if s.Classes["alu64"][0] != tg.Classes["alu64"][0]/2 || s.Classes["cond64"][0] != 2*tg.Classes["cond64"][0] ||
+		s.Taken[0] != 2*tg.Taken[0] || s.PerPacket[0] != 0 || s.Classes["call"] != tg.Classes["call"] {
+		t.Errorf("scaled costs wrong: alu64 %v cond64 %v taken %v per_packet %v call %v", s.Classes["alu64"], s.Classes["cond64"], s.Taken, s.PerPacket, s.Classes["call"])
+	}
+	if tg.Classes["alu64"][0] == s.Classes["alu64"][0] {
+		t.Error("scaling changed the original target")
+	}
+	// Every cost is in exactly one group: the groups' Only targets add up.
+	sum := 0.0
+	for _, g := range Groups {
+		o := tg.Only(g)
+		sum += o.Classes["mul"][0] + o.Memory["packet"]["load"].Cost[0] + o.PerPacket[0]
+	}
+	if want := tg.Classes["mul"][0] + tg.Memory["packet"]["load"].Cost[0] + tg.PerPacket[0]; sum != want {
+		t.Errorf("groups add up to %g, want %g", sum, want)
+	}
+}

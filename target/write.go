@@ -75,6 +75,9 @@ func Marshal(t *Target) ([]byte, error) {
 		add(helpers, h, byMap)
 	}
 	add(root, "helpers", helpers)
+	if len(t.HelperKeys) > 0 {
+		add(root, "helper_keys", t.helperKeysNode())
+	}
 	if len(t.Unsupported) > 0 {
 		u := mapping(false)
 		for _, k := range keys(t.Unsupported) {
@@ -135,6 +138,26 @@ func calibrationNode(c *Calibration) *yaml.Node {
 		add(spread, k, e)
 	}
 	add(n, "spread", spread)
+	if f := c.Fit; f != nil {
+		fn := mapping(false)
+		add(fn, "kind", str(f.Kind))
+		sc := mapping(true)
+		for _, g := range keys(f.Scale) {
+			add(sc, g, num(f.Scale[g]))
+		}
+		add(fn, "scale", sc)
+		progs := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, p := range f.Programs {
+			progs.Content = append(progs.Content, str(p))
+		}
+		add(fn, "programs", progs)
+		add(fn, "samples", num(float64(f.Samples)))
+		add(fn, "percentile", num(f.Percentile))
+		add(fn, "err_min", num(f.ErrMin))
+		add(fn, "err_median", num(f.ErrMedian))
+		add(fn, "err_max", num(f.ErrMax))
+		add(n, "fit", fn)
+	}
 	return n
 }
 

@@ -172,7 +172,10 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) > 0 && args[0] == "calibrate" {
 		return runTargetsCalibrate(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --out FILE [flags]", stderr)
+	if len(args) > 0 && args[0] == "fit" {
+		return runTargetsFit(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --out FILE [flags] | targets fit --target FILE --out FILE OBJECT...", stderr)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -1,0 +1,63 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/internal/bpftest"
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/target"
+)
+
+// TestCorpusTimesRealPaths times a few paths of two example programs on
+// the kernel: every path has a timing per run, carries the per-packet
+// overhead once, the paths differ, and no program stays loaded.
+func TestCorpusTimesRealPaths(t *testing.T) {
+	tg, err := target.Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progs []*bpfprog.Program
+	for _, name := range []string{"parser", "flowtable"} {
+		p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		progs = append(progs, p)
+	}
+	var l loads
+	ss, err := Corpus(context.Background(), progs, tg, CorpusOptions{Packets: 100, PerProgram: 4, Runs: 3, Repeat: 2000, Loaded: l.hook(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := bpftest.StillLoaded(l.progs); len(left) > 0 {
+		t.Errorf("programs %v still loaded", left)
+	}
+	if len(ss) < 6 {
+		t.Fatalf("%d paths timed, want at least 6 of 8", len(ss))
+	}
+	insns := map[string]map[int]bool{}
+	for _, s := range ss {
+		if len(s.Runs) != 3 || s.Median <= 0 || s.High < s.Median {
+			t.Errorf("%s (%d insns): runs %v, median %g, high %g", s.Program, s.Insns, s.Runs, s.Median, s.High)
+		}
+		if insns[s.Program] == nil {
+			insns[s.Program] = map[int]bool{}
+		}
+		insns[s.Program][s.Insns] = true
+		whole := s.Predicted(nil)
+		if pp := s.Share[len(target.Groups)-1]; pp != tg.PerPacket[0] {
+			t.Errorf("%s: per-packet share %g, want the target's %g", s.Program, pp, tg.PerPacket[0])
+		}
+		if whole <= tg.PerPacket[0] || math.IsNaN(whole) {
+			t.Errorf("%s: whole price %g", s.Program, whole)
+		}
+	}
+	for prog, byInsns := range insns {
+		if len(byInsns) < 2 {
+			t.Errorf("%s: every path timed runs the same number of instructions", prog)
+		}
+	}
+}

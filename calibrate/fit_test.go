@@ -1,0 +1,89 @@
+package calibrate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpperf/dpperf/target"
+)
+
+// samplesOf builds samples whose times are exactly the shares scaled by
+// want, plus noise (a fraction of the time, uniformly in [0, noise]).
+func samplesOf(r *rand.Rand, n int, want map[string]float64, noise float64) []*Sample {
+	var ss []*Sample
+	for range n {
+		s := &Sample{Program: "synthetic", Share: make([]float64, len(target.Groups))}
+		for i := range s.Share {
+			s.Share[i] = 1 + 50*r.Float64()
+		}
+		t := s.Predicted(want)
+		s.High = t * (1 + noise*r.Float64())
+		s.Median = t
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+func TestFitKnownScales(t *testing.T) {
+	want := map[string]float64{target.GroupALU: 0.3, target.GroupBranch: 0.5, target.GroupMemory: 0.8}
+	groups := []string{target.GroupALU, target.GroupBranch, target.GroupMemory}
+	for _, kind := range []string{Envelope, Median} {
+		ss := samplesOf(rand.New(rand.NewPCG(1, 2)), 40, want, 0)
+		res, err := Fit(ss, FitOptions{Kind: kind, Groups: groups, Min: 0.05, Max: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g, w := range want {
+			if math.Abs(res.Scale[g]-w) > 1e-6 {
+				t.Errorf("%s: scale of %s = %g, want %g", kind, g, res.Scale[g], w)
+			}
+		}
+		if math.Abs(res.ErrMax) > 1e-6 || math.Abs(res.ErrMin) > 1e-6 {
+			t.Errorf("%s: errors %g..%g on exact samples", kind, res.ErrMin, res.ErrMax)
+		}
+	}
+}
+
+// The envelope never predicts a sample below its time, and it is the
+// lowest such fit: no fitted group can shrink without breaking that.
+func TestFitEnvelopeIsTightUpperBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	want := map[string]float64{target.GroupALU: 0.4, target.GroupBranch: 0.6}
+	groups := []string{target.GroupALU, target.GroupBranch}
+	ss := samplesOf(r, 60, want, 0.3)
+	res, err := Fit(ss, FitOptions{Kind: Envelope, Groups: groups, Min: 0, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrMin < -1e-9 {
+		t.Fatalf("a sample is predicted %.3g%% below its time", -100*res.ErrMin)
+	}
+	for _, g := range groups {
+		less := map[string]float64{}
+		for k, v := range res.Scale {
+			less[k] = v
+		}
+		less[g] *= 0.99
+		below := false
+		for _, s := range ss {
+			below = below || s.Predicted(less) < s.High
+		}
+		if !below {
+			t.Errorf("shrinking %s by 1%% still covers every sample: the envelope is not tight", g)
+		}
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	ss := samplesOf(rand.New(rand.NewPCG(5, 6)), 5, map[string]float64{target.GroupALU: 5}, 0)
+	if _, err := Fit(ss, FitOptions{Kind: Envelope, Groups: []string{target.GroupALU}, Min: 0, Max: 1}); err == nil {
+		t.Error("fit under a too low maximum scale succeeded")
+	}
+	if _, err := Fit(ss, FitOptions{Kind: "mean", Groups: []string{target.GroupALU}, Max: 1}); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	if _, err := Fit(nil, FitOptions{Kind: Envelope}); err == nil {
+		t.Error("no samples accepted")
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/target"
+)
+
+// TestTargetsFitFromSamples fits timed paths kept by an earlier fit: the
+// written target records the fit, its costs are the measured ones scaled
+// by group, and the envelope puts no path below its time.
+func TestTargetsFitFromSamples(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fit.yaml")
+	table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--out", out,
+		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(table, "fit (envelope): alu ×") || !strings.Contains(table, "error: min +0.0%") {
+		t.Errorf("table:\n%s", table)
+	}
+	fitted, err := target.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := target.Load("x86-64")
+	f := fitted.Calibration.Fit
+	if f == nil || f.Kind != "envelope" || f.Samples != 12 || len(f.Programs) == 0 || f.ErrMin < 0 {
+		t.Fatalf("fit record %+v", f)
+	}
+	s := f.Scale[target.GroupALU]
+	if s <= 0 || s != f.Scale[target.GroupBranch] || f.Scale[target.GroupHelper] != 0 {
+		t.Errorf("scales %v: alu and branch tied, helper not fitted", f.Scale)
+	}
+	if got, want := fitted.Classes["alu64"][0], base.Classes["alu64"][0]*s; got != want {
+		t.Errorf("alu64 %g, want %g × %g", got, base.Classes["alu64"][0], s)
+	}
+	if fitted.Helpers["map_lookup_elem"]["hash"] != base.Helpers["map_lookup_elem"]["hash"] {
+		t.Error("a group outside the fit changed")
+	}
+}
+
+func TestTargetsFitUsage(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`[{"Share": [1, 2]}]`), 0o644)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"targets", "fit", "--out", "x.yaml", "a.o"}, "--target and --out are required"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml"}, "give the objects"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 6 group shares"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF object"},
+	} {
+		_, errs, code := dpperf(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: exit %d, %s", c.args, code, errs)
+		}
+	}
+}
+
+// TestTargetsFitTimesObjects fits a measured target to paths of an
+// example program timed on the kernel.
+func TestTargetsFitTimesObjects(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fit.yaml")
+	_, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--out", out, "--kind", "median",
+		"--runs", "3", "--paths", "4", testobj.Built(t, "parser"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	fitted, err := target.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fitted.Calibration.Fit; f == nil || f.Kind != "median" || f.Samples != 4 {
+		t.Errorf("fit record %+v", f)
+	}
+}

@@ -1,0 +1,118 @@
+package target
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Cost groups: the parts of a target whose costs a fit scales together.
+// Every cost of a target belongs to exactly one group.
+const (
+	GroupALU       = "alu"        // arithmetic, logic, shifts, byte swaps, 64-bit immediates
+	GroupBranch    = "branch"     // conditional and unconditional jumps, taken and not taken
+	GroupMemory    = "memory"     // loads, stores and atomics of every region
+	GroupCall      = "call"       // bpf-to-bpf calls, returns and the program's exit
+	GroupHelper    = "helper"     // helper calls, with their PCV costs
+	GroupPerPacket = "per_packet" // the per-packet overhead
+)
+
+// Groups lists the cost groups in a fixed order.
+var Groups = []string{GroupALU, GroupBranch, GroupMemory, GroupCall, GroupHelper, GroupPerPacket}
+
+// ClassGroup returns the group of an instruction class (Class).
+func ClassGroup(class string) string {
+	switch {
+	case strings.HasPrefix(class, "cond") || class == "jump":
+		return GroupBranch
+	case class == "call" || class == "return" || class == "exit":
+		return GroupCall
+	}
+	return GroupALU
+}
+
+// Scaled returns a copy of t whose costs in each group are multiplied by
+// scale[group]; groups scale does not name keep their costs.
+func (t *Target) Scaled(scale map[string]float64) *Target {
+	f := func(g string) float64 {
+		if s, ok := scale[g]; ok {
+			return s
+		}
+		return 1
+	}
+	c := t.clone()
+	c.PerPacket = c.PerPacket.Times(f(GroupPerPacket))
+	for class, v := range c.Classes {
+		c.Classes[class] = v.Times(f(ClassGroup(class)))
+	}
+	c.Taken = c.Taken.Times(f(GroupBranch))
+	c.NotTaken = c.NotTaken.Times(f(GroupBranch))
+	for _, kinds := range c.Memory {
+		for k, a := range kinds {
+			a.Cost = a.Cost.Times(f(GroupMemory))
+			kinds[k] = a
+		}
+	}
+	for _, m := range []map[string]map[string]Vec{c.Helpers, c.PCV} {
+		for _, byType := range m {
+			for k, v := range byType {
+				byType[k] = v.Times(f(GroupHelper))
+			}
+		}
+	}
+	for _, byType := range c.HelperKeys {
+		for mt, ks := range byType {
+			ks = slices.Clone(ks)
+			for i := range ks {
+				ks[i].Cost = ks[i].Cost.Times(f(GroupHelper))
+			}
+			byType[mt] = ks
+		}
+	}
+	return c
+}
+
+// Only returns a copy of t that keeps the costs of one group and prices
+// everything else at zero: the group's share of a path's cost.
+func (t *Target) Only(group string) *Target {
+	scale := map[string]float64{}
+	for _, g := range Groups {
+		scale[g] = 0
+	}
+	scale[group] = 1
+	return t.Scaled(scale)
+}
+
+// clone copies t deeply enough that Scaled may change every cost.
+func (t *Target) clone() *Target {
+	c := *t
+	c.Classes = maps.Clone(t.Classes)
+	c.Memory = map[string]map[string]Access{}
+	for r, kinds := range t.Memory {
+		c.Memory[r] = maps.Clone(kinds)
+	}
+	deep := func(m map[string]map[string]Vec) map[string]map[string]Vec {
+		if m == nil {
+			return nil
+		}
+		out := map[string]map[string]Vec{}
+		for k, v := range m {
+			out[k] = maps.Clone(v)
+		}
+		return out
+	}
+	c.Helpers, c.PCV = deep(t.Helpers), deep(t.PCV)
+	c.HelperKeys = map[string]map[string][]KeyCost{}
+	for h, byType := range t.HelperKeys {
+		c.HelperKeys[h] = maps.Clone(byType)
+	}
+	return &c
+}
+
+// Times returns v scaled by s.
+func (v Vec) Times(s float64) Vec {
+	for i := range v {
+		v[i] *= s
+	}
+	return v
+}
