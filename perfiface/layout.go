@@ -28,6 +28,11 @@ var (
 		{12, 1, "tcp.doff"}, {13, 1, "tcp.flags"}, {12, 2, "tcp.doff_flags"}, {14, 2, "tcp.window"}, {16, 2, "tcp.csum"}, {18, 2, "tcp.urg_ptr"}}
 	udpFields  = []field{{0, 2, "udp.sport"}, {2, 2, "udp.dport"}, {4, 2, "udp.len"}, {6, 2, "udp.csum"}}
 	icmpFields = []field{{0, 1, "icmp.type"}, {1, 1, "icmp.code"}, {2, 2, "icmp.csum"}, {4, 2, "icmp.id"}, {6, 2, "icmp.seq"}}
+	// QUIC (RFC 9000 §17) behind UDP port 443: the first byte's header
+	// form and fixed bits, and a long header's version and connection ID
+	// length.
+	quicFields = []field{{0, 1, "quic.flags"}, {1, 4, "quic.version"}, {5, 1, "quic.dcid_len"}}
+	quicBits   = map[uint64]string{0x80: "long_header", 0x40: "fixed_bit"}
 	tcpFlags   = map[uint64]string{0x01: "fin", 0x02: "syn", 0x04: "rst", 0x08: "psh", 0x10: "ack", 0x20: "urg", 0x40: "ece", 0x80: "cwr"}
 )
 
@@ -35,6 +40,7 @@ var (
 // headers: which L3 and L4 protocol it carries and where they start.
 type layout struct {
 	l3, l4   string // "ipv4", "ipv6"; "tcp", "udp", "icmp", "icmpv6"
+	quic     bool   // UDP to or from port 443: the payload is QUIC
 	l3off    int    // 14, or 18 behind one VLAN tag
 	prog     *bpfprog.Program
 	mapTypes map[string]*bpfprog.Map
@@ -96,6 +102,8 @@ func (l layout) learn(c *rx, holds bool) layout {
 		case 58:
 			l.l4 = "icmpv6"
 		}
+	case "pkt.udp.dport", "pkt.udp.sport":
+		l.quic = l.quic || v == 443
 	}
 	return l
 }
@@ -168,7 +176,10 @@ func (l layout) fieldName(r *rx) string {
 		case "tcp":
 			return match(l4, tcpFields)
 		case "udp":
-			return match(l4, udpFields)
+			if s := match(l4, udpFields); s != "" || !l.quic {
+				return s
+			}
+			return match(l4+8, quicFields)
 		case "icmp", "icmpv6":
 			s := match(l4, icmpFields)
 			if l.l4 == "icmpv6" {
@@ -291,17 +302,24 @@ func (l layout) special(r *rx) (string, bool) {
 }
 
 // flag names a test of TCP flag bits: "pkt.tcp.syn", or for several bits
-// "pkt.tcp.fin or pkt.tcp.rst" (any of them set).
+// "pkt.tcp.fin or pkt.tcp.rst" (any of them set); likewise QUIC's header
+// form and fixed bits ("pkt.quic.long_header").
 func (l layout) flag(r *rx) (string, bool) {
 	if r.op != "&" || len(r.args) != 2 || !r.args[1].isConst() {
 		return "", false
 	}
 	mask := r.args[1].c
+	prefix, bits := "pkt.tcp.", tcpFlags
 	switch l.fieldName(r.args[0]) {
 	case "pkt.tcp.flags":
 	case "pkt.tcp.doff_flags":
 		if mask > 0xff {
 			return "", false
+		}
+	case "pkt.quic.flags":
+		prefix, bits = "pkt.quic.", quicBits
+		if mask&^0xc0 != 0 {
+			return "", false // the packet type and the short header's bits
 		}
 	default:
 		return "", false
@@ -309,7 +327,7 @@ func (l layout) flag(r *rx) (string, bool) {
 	var names []string
 	for bit := uint64(1); bit <= 0x80; bit <<= 1 {
 		if mask&bit != 0 {
-			names = append(names, "pkt.tcp."+tcpFlags[bit])
+			names = append(names, prefix+bits[bit])
 		}
 	}
 	if len(names) == 0 {
@@ -342,8 +360,13 @@ func (l layout) bitText(r *rx, k int) (string, bool) {
 			return "False", true
 		}
 		b := &rx{op: opPkt, w: 8, offs: []int{r.offs[len(r.offs)-1-k/8]}, sym: r.sym}
-		if l.fieldName(b) == "pkt.tcp.flags" {
+		switch l.fieldName(b) {
+		case "pkt.tcp.flags":
 			return "pkt.tcp." + tcpFlags[1<<(k%8)], true
+		case "pkt.quic.flags":
+			if name, ok := quicBits[1<<(k%8)]; ok {
+				return "pkt.quic." + name, true
+			}
 		}
 		return fmt.Sprintf("bit(%s, %d)", l.bytesName(b), k%8), true
 	case two && (r.op == ">>" || r.op == "<<") && r.args[1].isConst():
