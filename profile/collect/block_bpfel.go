@@ -26,11 +26,14 @@ type blockEvent struct {
 
 type blockLayout struct {
 	_        structs.HostLayout
-	Dev      uint32
-	Sector   uint32
-	NrSector uint32
-	Rwbs     uint32
-	Bytes    uint32
+	Dev      uint16
+	Sector   uint16
+	NrSector uint16
+	Rwbs     uint16
+	Bytes    uint16
+	Qid      uint16
+	Cid      uint16
+	Opcode   uint16
 }
 
 // Names of all BPF objects in the ELF.

@@ -289,19 +289,11 @@ func blockLayoutOf(name string) (blockLayout, error) {
 	if err != nil {
 		return blockLayout{}, fmt.Errorf("tracepoint block:%s absent: %w", name, err)
 	}
-	var l blockLayout
-	var ok [4]bool
-	l.Dev, ok[0] = f["dev"]
-	l.Sector, ok[1] = f["sector"]
-	l.NrSector, ok[2] = f["nr_sector"]
-	l.Rwbs, ok[3] = f["rwbs"]
-	l.Bytes = f["bytes"]
-	for _, o := range ok {
-		if !o {
-			return l, fmt.Errorf("tracepoint block:%s lacks dev, sector, nr_sector or rwbs", name)
-		}
+	l, why := layoutOf(f, spaceBlock)
+	if why != "" {
+		return blockLayout{}, fmt.Errorf("tracepoint block:%s %s", name, why)
 	}
-	return l, nil
+	return blockLayout(l), nil
 }
 
 // Next returns the next event; io.EOF after Stop once the ring buffer is

@@ -95,7 +95,7 @@ func planNVMe(p *path.Path, format func(sys, name string) (map[string]uint32, er
 				s.status = append(s.status, st)
 				continue
 			}
-			l, why := nvmeLayoutOf(f, space)
+			l, why := layoutOf(f, space)
 			if why != "" {
 				st.Reason = e.Tracepoint + ": " + why
 				s.status = append(s.status, st)
@@ -144,9 +144,10 @@ func (s *nvmeSetup) planFetch(e *path.Event, key []string) (string, error) {
 	return "", nil
 }
 
-// nvmeLayoutOf takes the offsets bpf/nvme.c reads from a tracepoint's
-// format; a non-empty reason says what is missing.
-func nvmeLayoutOf(f map[string]uint32, space uint8) (nvmeLayout, string) {
+// layoutOf takes the offsets bpf/common.h reads from a tracepoint's
+// format (struct layout, the same in both programs); a non-empty reason
+// says what is missing.
+func layoutOf(f map[string]uint32, space uint8) (nvmeLayout, string) {
 	l := nvmeLayout{Dev: noField, Sector: noField, NrSector: noField, Rwbs: noField, Bytes: noField, Qid: noField, Cid: noField, Opcode: noField}
 	get := func(name string, dst *uint16) bool {
 		off, ok := f[name]

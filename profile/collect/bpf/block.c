@@ -38,27 +38,10 @@ struct event {
 // Used as the type of a dummy global so bpf2go emits a Go type for it.
 struct event *unused_event __attribute__((unused));
 
-// Offsets in the tracepoint records (bytes from the start of the record).
-struct layout {
-	__u32 dev, sector, nr_sector, rwbs, bytes; // bytes == 0: not present
-};
-
 enum { TP_BIO_QUEUE, TP_GETRQ, TP_RQ_INSERT, TP_RQ_ISSUE, TP_RQ_COMPLETE, TP_MAX };
 
 volatile const struct layout layouts[TP_MAX];
 volatile const __u8 kinds[TP_MAX];  // path event index per tracepoint, NO_KIND if unused
-volatile const __u8 first_kind;
-volatile const __u8 last_kind;
-volatile const __u32 filter_dev;    // 0: any
-volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
-volatile const __u32 min_bytes;
-volatile const __u32 max_bytes;     // 0: unbounded
-volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22);
-} events SEC(".maps");
 
 // Requests in flight, in a small two-way table: a request lives in one of
 // the two slots (a pair, 128 bytes) its (dev, sector) hashes to. An array
@@ -96,8 +79,10 @@ static __always_inline int busy(struct event *r, int tp, __u64 now)
 }
 
 // record follows one request through tracepoint tp.
-static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, __u8 op)
+static __always_inline int record(int tp, struct facts *f)
 {
+	__u32 dev = f->dev;
+	__u64 sector = f->sector;
 	__u8 kind = kinds[tp];
 	if (kind == NO_KIND)
 		return 0;
@@ -111,11 +96,11 @@ static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, 
 		return 0;
 
 	if (kind == first_kind) {
-		if ((filter_op && op != filter_op) || bytes < min_bytes || (max_bytes && bytes > max_bytes)) {
+		if (!wanted(f->op, f->bytes)) {
 			count(3);
 			return 0;
 		}
-		if (!sampled(sample_n))
+		if (!sampled())
 			return 0;
 		if (tp >= TP_COUNT)
 			return 0;
@@ -137,8 +122,8 @@ static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, 
 		r->ts[tp] = now;
 		r->sector = sector;
 		r->dev = dev;
-		r->bytes = bytes;
-		r->op = op;
+		r->bytes = f->bytes;
+		r->op = f->op;
 		r->cpu = bpf_get_smp_processor_id();
 		return 0;
 	}
@@ -154,15 +139,8 @@ static __always_inline int record(int tp, __u32 dev, __u64 sector, __u32 bytes, 
 	if (kind != last_kind)
 		return 0;
 
-	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(0);
-		r->dev = 0;
-		return 0;
-	}
-	__builtin_memcpy(e, r, sizeof(*e));
+	send(r, sizeof(*r));
 	r->dev = 0;
-	bpf_ringbuf_submit(e, submit_flags(&events));
 	return 0;
 }
 
@@ -218,15 +196,25 @@ static __always_inline __u8 op_of_flags(unsigned int flags)
 static __always_inline int from_bio(int tp, struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
-	__u32 dev = bdev ? bdev->bd_dev : 0;
-	return record(tp, dev, bio->bi_iter.bi_sector, bio->bi_iter.bi_size, op_of_flags(bio->bi_opf));
+	struct facts f = {
+		.dev = bdev ? bdev->bd_dev : 0,
+		.sector = bio->bi_iter.bi_sector,
+		.bytes = bio->bi_iter.bi_size,
+		.op = op_of_flags(bio->bi_opf),
+	};
+	return record(tp, &f);
 }
 
 static __always_inline int from_rq(int tp, struct request *rq, __u32 bytes)
 {
 	struct gendisk *disk = rq->q->disk;
-	__u32 dev = disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0;
-	return record(tp, dev, rq->__sector, bytes, op_of_flags(rq->cmd_flags));
+	struct facts f = {
+		.dev = disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0,
+		.sector = rq->__sector,
+		.bytes = bytes,
+		.op = op_of_flags(rq->cmd_flags),
+	};
+	return record(tp, &f);
 }
 
 SEC("tp_btf/block_bio_queue")
@@ -257,21 +245,11 @@ int btf_rq_complete(__u64 *ctx) { return from_rq(TP_RQ_COMPLETE, (struct request
 
 static __always_inline int handle(void *ctx, int tp)
 {
-	if (kinds[tp] == NO_KIND)
+	if (tp < 0 || tp >= TP_MAX || kinds[tp] == NO_KIND)
 		return 0;
-	struct layout l = layouts[tp];
-	__u32 dev = 0, nr = 0, bytes = 0;
-	__u64 sector = 0;
-	char rwbs[4] = {};
-	bpf_probe_read_kernel(&dev, sizeof(dev), ctx + l.dev);
-	bpf_probe_read_kernel(&sector, sizeof(sector), ctx + l.sector);
-	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l.nr_sector);
-	bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l.rwbs);
-	if (l.bytes)
-		bpf_probe_read_kernel(&bytes, sizeof(bytes), ctx + l.bytes);
-	else
-		bytes = nr * 512;
-	return record(tp, dev, sector, bytes, op_of_rwbs(rwbs));
+	struct facts f = {};
+	read_block(ctx, &layouts[tp], &f);
+	return record(tp, &f);
 }
 
 SEC("tracepoint/block/block_bio_queue")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// What block.c and nvme.c share: request types, the per-CPU counters and
-// the ring buffer's batched wake-up.
+// What block.c and nvme.c share: request types and facts, the layout of
+// the tracepoint records they read, the filter and sampling constants, the
+// per-CPU counters, and the ring buffer with its batched wake-up.
 #ifndef DPPERF_PROFILE_COMMON_H
 #define DPPERF_PROFILE_COMMON_H
 
@@ -8,8 +9,40 @@
 #define OP_READ 1
 #define OP_WRITE 2
 #define NO_KIND 255
+#define NO_FIELD 0xffff
 
+// Offsets of fields in a tracepoint record (bytes from its start), read
+// by user space from the tracefs format files; NO_FIELD where the event
+// lacks one (block events without bytes: nr_sector * 512).
+struct layout {
+	__u16 dev, sector, nr_sector, rwbs, bytes, qid, cid, opcode;
+};
+
+// What one event says about its request.
+struct facts {
+	__u64 sector;
+	__u32 dev;
+	__u32 bytes;
+	__u16 qid;
+	__u16 cid;
+	__u8 op;
+};
+
+// Set by user space before loading.
+volatile const __u8 first_kind;     // path event index of the first event
+volatile const __u8 last_kind;      // ... and of the last, which sends the record
+volatile const __u32 filter_dev;    // 0: any
+volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
+volatile const __u32 min_bytes;
+volatile const __u32 max_bytes;     // 0: unbounded
+volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
 volatile const __u32 wakeup_bytes = 65536; // wake the reader once this much is queued
+
+// Finished records, one entry per request.
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
 
 // Index 0: records lost (ring buffer full); 1: sampling counter;
 // 2: records overwritten or restarted before they completed; 3: requests
@@ -29,9 +62,10 @@ static __always_inline void count(__u32 idx)
 		(*v)++;
 }
 
-// sampled says whether this request is the 1 of n kept.
-static __always_inline int sampled(__u32 n)
+// sampled says whether this request is the 1 of sample_n kept.
+static __always_inline int sampled(void)
 {
+	__u32 n = sample_n;
 	if (n <= 1)
 		return 1;
 	__u32 idx = 1;
@@ -41,11 +75,21 @@ static __always_inline int sampled(__u32 n)
 	return (*c)++ % n == 0;
 }
 
-// submit_flags: waking user space for every request costs more than the
-// request; wake it when a batch is queued (it also polls on a timer).
-static __always_inline __u64 submit_flags(void *rb)
+// wanted applies the type and size filter.
+static __always_inline int wanted(__u8 op, __u32 bytes)
 {
-	return bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return !(filter_op && op != filter_op) && bytes >= min_bytes && !(max_bytes && bytes > max_bytes);
+}
+
+// send copies a finished record into the ring buffer, counting it as lost
+// when the buffer is full. Waking user space for every request costs more
+// than the request: the reader is woken once a batch is queued (it also
+// polls on a timer).
+static __always_inline void send(void *rec, __u64 size)
+{
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, rec, size, flags) != 0)
+		count(0);
 }
 
 // op_of_rwbs reads the block layer's rwbs string ("R", "WS", "FWS" ...).
@@ -60,6 +104,25 @@ static __always_inline __u8 op_of_rwbs(const char *rwbs)
 			return OP_OTHER;
 	}
 	return OP_OTHER;
+}
+
+// read_block takes device, sector, size and type from the formatted record
+// of a block tracepoint. The layout's fields are read one by one: clang may
+// fold a copy of a whole volatile const struct to its (zero) initializer.
+static __always_inline void read_block(void *ctx, volatile const struct layout *l, struct facts *f)
+{
+	__u16 bytes = l->bytes;
+	__u32 nr = 0;
+	char rwbs[4] = {};
+	bpf_probe_read_kernel(&f->dev, sizeof(f->dev), ctx + l->dev);
+	bpf_probe_read_kernel(&f->sector, sizeof(f->sector), ctx + l->sector);
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l->nr_sector);
+	bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l->rwbs);
+	if (bytes != NO_FIELD)
+		bpf_probe_read_kernel(&f->bytes, sizeof(f->bytes), ctx + bytes);
+	else
+		f->bytes = nr * 512;
+	f->op = op_of_rwbs(rwbs);
 }
 
 #endif

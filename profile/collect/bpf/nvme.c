@@ -51,14 +51,8 @@ struct nvme_event {
 // Used as the type of a dummy global so bpf2go emits a Go type for it.
 struct nvme_event *unused_nvme_event __attribute__((unused));
 
-#define NO_FIELD 0xffff
 #define SPACE_BLOCK 0
 #define SPACE_NVME 1
-
-// Offsets in a tracepoint record; NO_FIELD where the event lacks one.
-struct layout {
-	__u16 dev, sector, nr_sector, rwbs, bytes, qid, cid, opcode;
-};
 
 // How the kprobe fetches one key field, kprobe_events style: the
 // argument register (offset in struct pt_regs), then derefs[i] is added
@@ -83,20 +77,8 @@ volatile const __u8 kinds[TP_MAX];  // path event index per event, NO_KIND if un
 volatile const __u8 spaces[TP_MAX]; // SPACE_BLOCK or SPACE_NVME
 volatile const __u8 joins[TP_MAX];  // 1: joins join_kind's record on this CPU
 volatile const __u8 join_kind = NO_KIND;
-volatile const __u8 first_kind;
-volatile const __u8 last_kind;
 volatile const struct fetch kprobe_qid, kprobe_cid; // SPACE_NVME kprobe
 volatile const struct fetch kprobe_dev, kprobe_sector; // SPACE_BLOCK kprobe
-volatile const __u32 filter_dev;    // 0: any
-volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
-volatile const __u32 min_bytes;
-volatile const __u32 max_bytes;     // 0: unbounded
-volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22);
-} events SEC(".maps");
 
 // Records in flight by the first event's key. NVMe/TCP requests take tens
 // of microseconds, so a hash map costs little; LRU maps drop records that
@@ -129,16 +111,6 @@ struct {
 	__type(value, struct joinable);
 } joinslot SEC(".maps");
 
-// What one event says about its request.
-struct facts {
-	__u64 sector;
-	__u32 dev;
-	__u32 bytes;
-	__u16 qid;
-	__u16 cid;
-	__u8 op;
-};
-
 static __always_inline void key_of(struct key *k, __u8 space, struct facts *f)
 {
 	if (space == SPACE_NVME) {
@@ -169,7 +141,7 @@ static __always_inline int record(int tp, struct facts *f)
 	__u32 zero = 0;
 
 	if (kind == first_kind) {
-		if (!sampled(sample_n))
+		if (!sampled())
 			return 0;
 		struct nvme_event r = {};
 		r.ts[tp] = now;
@@ -241,19 +213,10 @@ static __always_inline int record(int tp, struct facts *f)
 		return 0;
 
 	// Finished: filter, send, forget.
-	int keep = !(filter_dev && r->dev != filter_dev) && !(filter_op && r->op != filter_op) &&
-		   r->bytes >= min_bytes && !(max_bytes && r->bytes > max_bytes);
-	if (!keep) {
+	if ((filter_dev && r->dev != filter_dev) || !wanted(r->op, r->bytes))
 		count(3);
-	} else {
-		struct nvme_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-		if (!e) {
-			count(0);
-		} else {
-			__builtin_memcpy(e, r, sizeof(*e));
-			bpf_ringbuf_submit(e, submit_flags(&events));
-		}
-	}
+	else
+		send(r, sizeof(*r));
 	struct facts rf = {.sector = r->sector, .dev = r->dev, .qid = r->qid, .cid = r->cid};
 	struct key other = {};
 	key_of(&other, pk.space == SPACE_NVME ? SPACE_BLOCK : SPACE_NVME, &rf);
@@ -280,28 +243,19 @@ static __always_inline int handle(void *ctx, int tp)
 {
 	if (tp < 0 || tp >= TP_MAX || kinds[tp] == NO_KIND)
 		return 0;
-	struct layout l = layouts[tp];
+	volatile const struct layout *l = &layouts[tp];
 	struct facts f = {};
 	if (spaces[tp] == SPACE_BLOCK) {
-		__u32 nr = 0;
-		char rwbs[4] = {};
-		bpf_probe_read_kernel(&f.dev, sizeof(f.dev), ctx + l.dev);
-		bpf_probe_read_kernel(&f.sector, sizeof(f.sector), ctx + l.sector);
-		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + l.nr_sector);
-		bpf_probe_read_kernel(&rwbs, sizeof(rwbs), ctx + l.rwbs);
-		if (l.bytes != NO_FIELD)
-			bpf_probe_read_kernel(&f.bytes, sizeof(f.bytes), ctx + l.bytes);
-		else
-			f.bytes = nr * 512;
-		f.op = op_of_rwbs(rwbs);
+		read_block(ctx, l, &f);
 	} else {
 		// qid and cid are int or u16 fields: the low 16 bits, little
 		// endian.
-		bpf_probe_read_kernel(&f.qid, sizeof(f.qid), ctx + l.qid);
-		bpf_probe_read_kernel(&f.cid, sizeof(f.cid), ctx + l.cid);
-		if (l.opcode != NO_FIELD) {
+		bpf_probe_read_kernel(&f.qid, sizeof(f.qid), ctx + l->qid);
+		bpf_probe_read_kernel(&f.cid, sizeof(f.cid), ctx + l->cid);
+		__u16 off = l->opcode;
+		if (off != NO_FIELD) {
 			__u8 opcode = 0;
-			bpf_probe_read_kernel(&opcode, sizeof(opcode), ctx + l.opcode);
+			bpf_probe_read_kernel(&opcode, sizeof(opcode), ctx + off);
 			f.op = op_of_opcode(f.qid, opcode);
 		}
 	}
