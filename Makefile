@@ -123,8 +123,9 @@ e2e-profile: setup build
 	bash scripts/e2e/profile-block-loop.sh examples/profile $(E2E_FLAGS)
 bench-profile:
 	$(GO) test -run '^$$' -bench . -benchmem ./profile/...
-# Collector overhead: fio IOPS and CPU with and without the BPF collector,
-# ROUNDS paired runs of SECS seconds per iodepth (needs root and fio).
+# Collector overhead: fio IOPS and CPU in ROUNDS pairs of WINDOW-second
+# windows without and with the BPF collector during one fio run per
+# iodepth; BACKING=tmpfs for a CPU-only device (needs root and fio).
 bench-profile-overhead: setup build
 	bash scripts/e2e/profile-overhead.sh examples/profile/overhead.txt
 # Regenerate the BPF collector from profile/collect/bpf/block.c (the output

@@ -59,6 +59,11 @@ type Aggregator struct {
 	groups      map[groupKey]*groupAcc
 	first, last int64
 	records     int64
+	// The group of the last record: requests of one workload mostly
+	// fall in one group, and the map lookup was a fifth of the cost of
+	// Add on a live profile.
+	lastKey groupKey
+	lastG   *groupAcc
 }
 
 // NewAggregator returns an empty aggregator grouping by by.
@@ -87,10 +92,13 @@ func (a *Aggregator) keyOf(r *Record) groupKey {
 // Add folds one complete record in.
 func (a *Aggregator) Add(r *Record) {
 	k := a.keyOf(r)
-	g := a.groups[k]
-	if g == nil {
-		g = &groupAcc{}
-		a.groups[k] = g
+	g := a.lastG
+	if g == nil || k != a.lastKey {
+		if g = a.groups[k]; g == nil {
+			g = &groupAcc{}
+			a.groups[k] = g
+		}
+		a.lastKey, a.lastG = k, g
 	}
 	prev, first := -1, -1
 	var start, end int64
@@ -158,4 +166,5 @@ func (a *Aggregator) Records() int64 { return a.records }
 func (a *Aggregator) Reset() {
 	a.groups = map[groupKey]*groupAcc{}
 	a.first, a.last, a.records = 0, 0, 0
+	a.lastG = nil
 }

@@ -2,17 +2,14 @@ package collect
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 
 	"github.com/dpperf/dpperf/profile/analyze"
@@ -44,12 +41,9 @@ var _ analyze.RecordSource = (*BPF)(nil)
 type BPF struct {
 	coll   *ebpf.Collection
 	links  []link.Link
-	rd     *ringbuf.Reader
+	ring   *ring
 	status []Status
 	once   sync.Once
-	rec    ringbuf.Record
-	done   chan struct{} // closed by Stop
-	stop   atomic.Bool
 	kinds  [5]uint8      // path event index per tracepoint
 	queue  []event.Event // events of the last record not yet returned
 	btf    bool          // tp_btf programs (else classic tracepoints)
@@ -99,10 +93,6 @@ func (c *BPF) Programs() string {
 	}
 	return "tracepoint"
 }
-
-// pollEvery bounds how long an event waits in the ring buffer when the
-// kernel side does not wake the reader (it only does so per batch).
-const pollEvery = 100 * time.Millisecond
 
 // OpenBPF loads and attaches the programs the path needs: bpf/block.c
 // for paths of block:* tracepoints only, bpf/nvme.c for paths of nvme:*,
@@ -241,6 +231,11 @@ func configure(spec *ebpf.CollectionSpec, cfg Config, set map[string]any) error 
 		}
 		spec.Maps["events"].MaxEntries = size
 	}
+	// Wake the reader only when the ring is a quarter full; below that
+	// it polls (ring.go).
+	if err := spec.Variables["wakeup_bytes"].Set(spec.Maps["events"].MaxEntries / 4); err != nil {
+		return fmt.Errorf("set bpf constant wakeup_bytes: %w", err)
+	}
 	return nil
 }
 
@@ -261,26 +256,10 @@ func (c *BPF) load(spec *ebpf.CollectionSpec, stats bool) (err error) {
 	return nil
 }
 
-// startReader opens the ring buffer and polls it until Stop.
+// startReader opens the ring buffer.
 func (c *BPF) startReader() (err error) {
-	c.rd, err = ringbuf.NewReader(c.coll.Maps["events"])
-	if err != nil {
-		return fmt.Errorf("open ring buffer: %w", err)
-	}
-	c.done = make(chan struct{})
-	go func() {
-		t := time.NewTicker(pollEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.done:
-				return
-			case <-t.C:
-				_ = c.rd.Flush()
-			}
-		}
-	}()
-	return nil
+	c.ring, err = openRing(c.coll.Maps["events"])
+	return err
 }
 
 // blockLayoutOf reads the record layout of a block tracepoint.
@@ -301,19 +280,14 @@ func blockLayoutOf(name string) (blockLayout, error) {
 // its events in path order.
 func (c *BPF) Next() (event.Event, error) {
 	for len(c.queue) == 0 {
-		if err := c.rd.ReadInto(&c.rec); err != nil {
-			if errors.Is(err, ringbuf.ErrFlushed) && !c.stop.Load() {
-				continue // periodic poll: everything queued has been read
-			}
-			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
-				return event.Event{}, io.EOF
-			}
-			return event.Event{}, fmt.Errorf("read ring buffer: %w", err)
+		b, err := c.ring.next()
+		if err != nil {
+			return event.Event{}, err
 		}
 		if c.nvme {
-			c.queue = decodeNVMeRecord(c.rec.RawSample, &c.nkinds, c.queue[:0])
+			c.queue = decodeNVMeRecord(b, &c.nkinds, c.queue[:0])
 		} else {
-			c.queue = decodeBlockRecord(c.rec.RawSample, &c.kinds, c.queue[:0])
+			c.queue = decodeBlockRecord(b, &c.kinds, c.queue[:0])
 		}
 	}
 	ev := c.queue[0]
@@ -325,19 +299,14 @@ func (c *BPF) Next() (event.Event, error) {
 // Stop once the ring buffer is drained. It and Next must not be mixed.
 func (c *BPF) NextRecord(r *analyze.Record) error {
 	for {
-		if err := c.rd.ReadInto(&c.rec); err != nil {
-			if errors.Is(err, ringbuf.ErrFlushed) && !c.stop.Load() {
-				continue // periodic poll: everything queued has been read
-			}
-			if errors.Is(err, ringbuf.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrFlushed) {
-				return io.EOF
-			}
-			return fmt.Errorf("read ring buffer: %w", err)
+		b, err := c.ring.next()
+		if err != nil {
+			return err
 		}
-		if c.nvme && decodeNVMeInto(c.rec.RawSample, &c.nkinds, r) {
+		if c.nvme && decodeNVMeInto(b, &c.nkinds, r) {
 			return nil
 		}
-		if !c.nvme && decodeBlockInto(c.rec.RawSample, &c.kinds, r) {
+		if !c.nvme && decodeBlockInto(b, &c.kinds, r) {
 			return nil
 		}
 	}
@@ -436,8 +405,8 @@ func (c *BPF) counter(idx uint32) uint64 {
 // ring buffer can not be read after Close; call Stop first to drain them.
 func (c *BPF) Close() error {
 	c.Stop()
-	if c.rd != nil {
-		c.rd.Close()
+	if c.ring != nil {
+		c.ring.close()
 	}
 	if c.coll != nil {
 		c.coll.Close()
@@ -456,14 +425,9 @@ func (c *BPF) Stop() {
 			l.Close()
 		}
 		c.links = nil
-		c.stop.Store(true)
-		if c.done != nil {
-			close(c.done)
-		}
-		if c.rd != nil {
-			// Wake a blocked reader: it returns what is buffered, then
-			// ErrFlushed, which Next turns into io.EOF.
-			_ = c.rd.Flush()
+		if c.ring != nil {
+			// A waiting reader returns what is buffered, then io.EOF.
+			c.ring.stop()
 		}
 	})
 }

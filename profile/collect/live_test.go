@@ -119,6 +119,9 @@ func profile(t *testing.T, open func(Config) (stopper, error), dev string, cmds 
 	}
 	pr := analyze.Summarize(a, p, 1)
 	pr.Counts = analyze.Counts{BuildStats: st, Lost: col.Lost()}
+	if b, ok := col.(*BPF); ok {
+		pr.Counts.Restarted += b.Overwritten()
+	}
 	return pr
 }
 

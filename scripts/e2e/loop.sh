@@ -1,6 +1,8 @@
 # Sourced by the profile e2e scripts: checks that dpperf is built and that
 # we are root, and makes a loop device over a 256 MiB file of random data
-# ($loop, $dev), detached with its file on exit.
+# ($loop, $dev), detached with its file on exit. The file is made in
+# TMPDIR; LOOP_DIRECT_IO=off reads it through the page cache (tmpfs has
+# no direct I/O).
 bin=${DPPERF:-bin/dpperf}
 [ -x "$bin" ] || { echo "e2e: build dpperf first (make build)" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "e2e: needs root (BPF and loop devices)" >&2; exit 1; }
@@ -15,5 +17,5 @@ trap cleanup EXIT INT TERM
 
 dd if=/dev/urandom of="$work/disk.img" bs=1M count=256 status=none
 sync
-loop=$(losetup --find --show --direct-io=on "$work/disk.img")
+loop=$(losetup --find --show --direct-io="${LOOP_DIRECT_IO:-on}" "$work/disk.img")
 dev=$(basename "$loop")

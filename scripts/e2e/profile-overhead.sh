@@ -1,69 +1,130 @@
 #!/usr/bin/env bash
 # Collector overhead of `dpperf profile run`: fio 4 KiB random reads on a
-# loop device backed by a file, at iodepth 1 and 32, in ROUNDS rounds of
-# one run without and one run with the BPF collector (the order swaps each
-# round, so that drifting background load hits both alike). Each round
-# gives a paired loss (1 - IOPS on / IOPS off); the script prints the mean
-# IOPS and fio CPU of each mode and the mean paired loss with its standard
-# deviation and standard error. Writes the table to OUT (default stdout).
-# Needs root, fio and losetup. Environment: ROUNDS (default 8), SECS
-# (seconds per run, default 5), DEPTHS (default "1 32").
+# loop device backed by a file, at each iodepth of DEPTHS. One fio run per
+# iodepth, logging its IOPS every 100 ms; while it runs, windows of WINDOW
+# seconds without and with the BPF collector alternate (ROUNDS pairs, the
+# order swapping each round). Each pair gives a paired loss (1 - IOPS on /
+# IOPS off) between two windows a few seconds apart, so that drifting
+# background load and the backing disk's own drift hit both alike;
+# dpperf's start-up and exit fall outside the windows. Printed per
+# iodepth: mean IOPS off and on, the loss (ratio of the sums) with a 95%
+# bootstrap interval, the median paired loss with its quartiles, fio's CPU
+# off and on, and dpperf's own CPU time and context switches per request.
+# Needs root, fio and losetup. Environment: ROUNDS (default 20), WINDOW
+# (seconds, default 3), DEPTHS (default "1 32"), BACKING (disk: a file
+# beside the others, read with direct I/O, the default; tmpfs: a file in
+# /dev/shm, so that requests cost CPU only). Writes the table to OUT
+# (default stdout).
 set -euo pipefail
 
 out=${1:-/dev/stdout}
-rounds=${ROUNDS:-8}
-secs=${SECS:-5}
+rounds=${ROUNDS:-20}
+win=${WINDOW:-3}
 depths=${DEPTHS:-"1 32"}
+backing=${BACKING:-disk}
+case $backing in
+disk) ;;
+tmpfs) export TMPDIR=/dev/shm LOOP_DIRECT_IO=off ;;
+*) echo "BACKING=$backing: want disk or tmpfs" >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/loop.sh"
+bin=$(realpath "$bin")
 
-# one MODE DEPTH prints "IOPS CPU%" (CPU: fio's usr+sys).
-one() {
-  local cmd=(fio --name=r --filename="$loop" --rw=randread --bs=4k --iodepth="$2" --ioengine=libaio
-    --direct=1 --time_based --runtime="$secs" --minimal)
-  local line
-  if [ "$1" = off ]; then
-    line=$("${cmd[@]}")
-  else
-    # The profiled command's output goes to dpperf's stderr.
-    line=$("$bin" profile run --dev "$dev" -q -- "${cmd[@]}" 2>&1 >/dev/null | grep '^3;')
-  fi
-  echo "$line" | awk -F';' '{gsub("%","",$88); gsub("%","",$89); print $8, $88+$89}'
+# mark.sh FILE SECS ROUND MODE: one window. It records its start and end
+# (ms since the epoch), and what its parent (dpperf, or this script) and
+# fio used meanwhile: CPU ns from schedstat, context switches.
+cat > "$work/mark.sh" <<'EOF'
+#!/usr/bin/env bash
+usage() {
+  local t=0 c=0 d
+  for d in "$@"; do
+    [ -r "$d/schedstat" ] || continue
+    read -r run _ < "$d/schedstat"
+    t=$((t + run))
+    c=$((c + $(awk '/ctxt_switches/ { n += $2 } END { print n + 0 }' "$d/status")))
+  done
+  echo "$t $c"
+}
+tasks() { for p in "$@"; do echo /proc/$p/task/*; done; }
+read -r p0 c0 <<<"$(usage $(tasks $PPID))"
+read -r f0 _ <<<"$(usage $(tasks $FIO_PIDS))"
+s=$(date +%s%3N)
+sleep "$2"
+e=$(date +%s%3N)
+read -r p1 c1 <<<"$(usage $(tasks $PPID))"
+read -r f1 _ <<<"$(usage $(tasks $FIO_PIDS))"
+echo "$3 $4 $s $e $((p1 - p0)) $((c1 - c0)) $((f1 - f0))" >> "$1"
+EOF
+chmod +x "$work/mark.sh"
+
+# measure DEPTH prints one row of the table.
+measure() {
+  local depth=$1 marks=$work/marks-$1 total=$((rounds * 2 * (win + 2) + 10))
+  : > "$marks"
+  fio --name=r --filename="$loop" --rw=randread --bs=4k --iodepth="$depth" --ioengine=libaio --direct=1 \
+    --time_based --runtime="$total" --write_iops_log="$work/iops-$depth" --log_avg_msec=100 --log_unix_epoch=1 \
+    --output=/dev/null &
+  local fp=$! i m
+  sleep 1
+  export FIO_PIDS="$fp $(pgrep -P "$fp" | tr '\n' ' ')"
+  for ((i = 0; i < rounds; i++)); do
+    for m in $( ((i % 2 == 0)) && echo "off on" || echo "on off"); do
+      if [ "$m" = on ]; then
+        "$bin" profile run --dev "$dev" -q -- "$work/mark.sh" "$marks" "$win" "$i" on >/dev/null 2>&1
+      else
+        "$work/mark.sh" "$marks" "$win" "$i" off
+      fi
+      sleep 0.5
+    done
+  done
+  kill "$fp" 2>/dev/null || true
+  wait "$fp" 2>/dev/null || true
+  awk -v depth="$depth" -v win="$win" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+    NR == FNR { split($0, f, ","); n++; t[n] = f[1] + 0; v[n] = f[2] + 0; next }
+    { r = $1; m = $2; s[r, m] = $3; e[r, m] = $4; pcpu[r, m] = $5; pcs[r, m] = $6; fcpu[r, m] = $7; rounds[r] = 1 }
+    # mean IOPS of the samples of a window, its first 300 ms left out
+    function iops(a, b,   i, sum, k) {
+      for (i = 1; i <= n; i++) if (t[i] > a + 300 && t[i] <= b) { sum += v[i]; k++ }
+      return k ? sum / k : 0
+    }
+    function median(a, k,   i, j, x) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
+      return k % 2 ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
+    }
+    END {
+      srand(1)
+      for (r in rounds) {
+        off = iops(s[r, "off"], e[r, "off"]); on = iops(s[r, "on"], e[r, "on"])
+        if (off <= 0 || on <= 0) continue
+        k++; O[k] = off; N[k] = on; loss[k] = 100 * (1 - on / off)
+        son += on; soff += off; ssoff += off * off; sson += on * on
+        reqs += on * (e[r, "on"] - s[r, "on"]) / 1000
+        pc += pcpu[r, "on"]; cs += pcs[r, "on"]
+        fon += fcpu[r, "on"] / (e[r, "on"] - s[r, "on"]) / 1e4; foff += fcpu[r, "off"] / (e[r, "off"] - s[r, "off"]) / 1e4
+      }
+      if (k < 2) { print depth, "too few windows"; exit }
+      for (b = 1; b <= 2000; b++) {
+        x = y = 0
+        for (i = 1; i <= k; i++) { j = 1 + int(rand() * k); x += N[j]; y += O[j] }
+        bl[b] = 100 * (1 - x / y)
+      }
+      for (i = 2; i <= 2000; i++) for (j = i; j > 1 && bl[j-1] > bl[j]; j--) { x = bl[j]; bl[j] = bl[j-1]; bl[j-1] = x }
+      med = median(loss, k)
+      printf "%-5s %6d %9.0f ± %5.0f %9.0f ± %5.0f %6.2f%% %6.2f..%.2f%% %7.2f%% %6.1f..%.1f%% %5.1f%% %5.1f%% %8.3f %8.1f   %s\n", depth, k,
+        soff / k, sqrt((ssoff - soff * soff / k) / (k - 1)), son / k, sqrt((sson - son * son / k) / (k - 1)),
+        100 * (1 - son / soff), bl[51], bl[1950], med, loss[int((k + 3) / 4)], loss[int((3 * k + 3) / 4)],
+        foff / k, fon / k, pc / 1e3 / reqs, cs * 1000 / reqs, load
+    }' "$work/iops-${depth}_iops.1.log" "$marks"
 }
 
 {
-  echo "# fio 4KiB randread on a loop device, ${secs}s per run, $rounds rounds of off/on (order alternating)"
+  echo "# fio 4KiB randread on a loop device ($backing backing), $rounds pairs of ${win}s windows without/with the collector per iodepth (order alternating)"
   echo "# $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  for depth in $depths; do
-    for ((i = 0; i < rounds; i++)); do
-      if ((i % 2 == 0)); then a=off b=bpf; else a=bpf b=off; fi
-      ra=$(one $a "$depth")
-      rb=$(one $b "$depth")
-      echo "# round $i depth $depth: $a $ra, $b $rb" >&2
-      echo "$depth $a $ra $b $rb"
-    done
-  done | awk '
-    function sd(s, ss, n) { return n > 1 ? sqrt((ss - s*s/n) / (n-1)) : 0 }
-    function median(a, n,   i, j, t) {
-      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-      return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-    }
-    {
-      d = $1; for (k = 2; k <= 6; k += 3) { v[$k] = $(k+1); c[$k] = $(k+2) }
-      n[d]++; loss[d, n[d]] = 100 * (1 - v["bpf"] / v["off"])
-      for (m in v) { s[d, m] += v[m]; ss[d, m] += v[m]^2; cs[d, m] += c[m] }
-      if (!(d in seen)) { seen[d] = 1; order[++nd] = d }
-    }
-    END {
-      printf "%-6s %6s %17s %17s %8s %8s %10s %12s %12s\n", "depth", "rounds", "IOPS off", "IOPS on", "CPU off", "CPU on", "loss", "median loss", "quartiles"
-      for (i = 1; i <= nd; i++) {
-        d = order[i]; k = n[d]
-        for (j = 1; j <= k; j++) l[j] = loss[d, j]
-        med = median(l, k)
-        printf "%-6s %6d %9.0f ± %5.0f %9.0f ± %5.0f %7.1f%% %7.1f%% %9.2f%% %11.2f%% %5.1f..%.1f%%\n", d, k,
-          s[d, "off"]/k, sd(s[d, "off"], ss[d, "off"], k), s[d, "bpf"]/k, sd(s[d, "bpf"], ss[d, "bpf"], k),
-          cs[d, "off"]/k, cs[d, "bpf"]/k, 100 * (1 - s[d, "bpf"] / s[d, "off"]), med, l[int((k+3)/4)], l[int((3*k+3)/4)]
-      }
-      print "# IOPS: mean ± standard deviation of single runs; loss: 1 - (mean IOPS on / mean IOPS off);"
-      print "# median loss: median of the per-round paired losses, with their lower and upper quartile"
-    }'
+  printf "%-5s %6s %17s %17s %7s %13s %8s %13s %6s %6s %8s %8s   %s\n" "depth" "pairs" "IOPS off" "IOPS on" "loss" "95% interval" \
+    "median" "quartiles" "fio" "fio" "dpperf" "dpperf" "load at end"
+  printf "%-5s %6s %17s %17s %7s %13s %8s %13s %6s %6s %8s %8s\n" "" "" "" "" "" "" "loss" "" "off" "on" "µs/req" "cs/1000"
+  for depth in $depths; do measure "$depth"; done
+  echo "# IOPS: mean ± standard deviation of the windows; loss: 1 - (sum of IOPS on / sum of IOPS off) over the pairs, with"
+  echo "# a 95% bootstrap interval; median loss: of the per-pair losses, with their quartiles; fio: its CPU use; dpperf:"
+  echo "# its own CPU time (µs per profiled request) and context switches (per 1000 requests) in the windows with the collector"
 } | tee "$out"

@@ -5,9 +5,9 @@
 // N sampling) and starts its record in a table indexed by a hash of (dev, sector);
 // later events add their timestamp to the record, and the last event sends
 // the whole record (one ring buffer entry per request, not per event) and
-// removes it. Events go to user space through a ring buffer, which wakes
-// the reader only once a batch is queued; reservations that fail are
-// counted in a per-CPU array.
+// removes it. Records go to user space through a ring buffer, which the
+// reader polls (common.h); records lost to a full ring are counted in a
+// per-CPU array.
 //
 // Two program sets read the same facts. The tp_btf programs get the
 // kernel's struct request / struct bio pointers directly (no trace record

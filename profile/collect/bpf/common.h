@@ -36,7 +36,7 @@ volatile const __u8 filter_op;      // 0: any, else OP_READ/OP_WRITE
 volatile const __u32 min_bytes;
 volatile const __u32 max_bytes;     // 0: unbounded
 volatile const __u32 sample_n;      // keep 1 of N (0 or 1: all)
-volatile const __u32 wakeup_bytes = 65536; // wake the reader once this much is queued
+volatile const __u32 wakeup_bytes = 1 << 20; // wake the reader once this much is queued
 
 // Finished records, one entry per request.
 struct {
@@ -82,9 +82,10 @@ static __always_inline int wanted(__u8 op, __u32 bytes)
 }
 
 // send copies a finished record into the ring buffer, counting it as lost
-// when the buffer is full. Waking user space for every request costs more
-// than the request: the reader is woken once a batch is queued (it also
-// polls on a timer).
+// when the buffer is full. A wake-up per request (or per batch) costs the
+// profiled requests more than the records: the reader polls on a timer and
+// is woken only when wakeup_bytes are queued (a quarter of the ring, set by
+// user space), so that a burst cannot fill the ring between two polls.
 static __always_inline void send(void *rec, __u64 size)
 {
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
