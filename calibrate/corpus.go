@@ -3,7 +3,6 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"slices"
 
 	"github.com/cilium/ebpf"
@@ -181,7 +180,7 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 		groups[i] = bound.Cost(g, t.Only(grp))
 	}
 	cp := &corpusProgram{state: state}
-	seen := map[uint64]bool{}
+	seen := map[string]bool{}
 	for _, pkt := range interptest.Packets(opts.Seed, opts.Packets) {
 		maps, err := interp.NewMaps(p, state, interp.MapOptions{NumCPU: ncpu, Flags: flags})
 		if err != nil {
@@ -196,18 +195,15 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 		if err != nil || runs[1].Nondeterministic || !slices.Equal(runs[1].Path, runs[2].Path) {
 			continue
 		}
-		h := fnv.New64a()
-		for _, i := range runs[1].Path {
-			h.Write([]byte{byte(i), byte(i >> 8), byte(i >> 16)})
-		}
-		if seen[h.Sum64()] {
-			continue
-		}
-		seen[h.Sum64()] = true
 		edges, err := pather.Path(runs[1].Path)
 		if err != nil {
 			continue // a loop ran more often than the graph unrolls it
 		}
+		key := cfg.PathKey(edges)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		s := &Sample{Program: p.File + ":" + p.Name, Insns: runs[1].Count, Packet: pkt, Share: make([]float64, len(groups))}
 		for i, c := range groups {
 			for _, e := range edges {

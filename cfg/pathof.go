@@ -1,6 +1,9 @@
 package cfg
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // PathOf maps an executed instruction path (indices into Prog.Insns, in
 // execution order, as the interpreter records them) onto the graph: it
@@ -82,4 +85,14 @@ func stepAt(insns []int32, k int) string {
 		return "end of path"
 	}
 	return fmt.Sprint(insns[k])
+}
+
+// PathKey is a map key of a path given as its edge indices: equal for
+// equal paths only.
+func PathKey(edges []int32) string {
+	b := make([]byte, 0, 4*len(edges))
+	for _, e := range edges {
+		b = binary.LittleEndian.AppendUint32(b, uint32(e))
+	}
+	return string(b)
 }

@@ -2,13 +2,13 @@ package perfiface
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
@@ -83,15 +83,6 @@ type Deployment struct {
 	unmatched    []int // indices of the first off-path packets, for messages
 }
 
-// edgeKey is the map key of an edge list.
-func edgeKey(edges []int32) string {
-	b := make([]byte, 0, 4*len(edges))
-	for _, e := range edges {
-		b = binary.LittleEndian.AppendUint32(b, uint32(e))
-	}
-	return string(b)
-}
-
 // NewDeployment prepares the classes of it's view at opts.Resolution
 // for a trace; Replay then fills them.
 func NewDeployment(it *Interface, opts DeployOptions) (*Deployment, error) {
@@ -110,7 +101,7 @@ func NewDeployment(it *Interface, opts DeployOptions) (*Deployment, error) {
 	d := &Deployment{It: it, View: it.View(max(opts.Resolution, 1e-9)), Want: want,
 		classOf: map[*VNode]int{}, pathIndex: map[string]int{}, pathClass: make([]int, len(it.Paths))}
 	for i, p := range it.Paths {
-		d.pathIndex[edgeKey(p.Edges)] = i
+		d.pathIndex[cfg.PathKey(p.Edges)] = i
 	}
 	var walk func(v *VNode, route []Step)
 	walk = func(v *VNode, route []Step) {
@@ -146,7 +137,7 @@ func (d *Deployment) Price(pkt *replay.Packet) (pc PacketCost, ok bool) {
 	if pkt.Result == nil || pkt.Err != nil {
 		return pc, false
 	}
-	p, found := d.pathIndex[edgeKey(pkt.Edges)]
+	p, found := d.pathIndex[cfg.PathKey(pkt.Edges)]
 	if !found {
 		return pc, false
 	}

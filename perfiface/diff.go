@@ -323,7 +323,7 @@ func (s *diffSide) setup(res float64) error {
 	}
 	s.index = make(map[string]int, len(it.Paths))
 	for i, p := range it.Paths {
-		s.index[edgeKey(p.Edges)] = i
+		s.index[cfg.PathKey(p.Edges)] = i
 	}
 	prog := it.meas.g.Prog
 	var err error
@@ -436,7 +436,7 @@ func (s *diffSide) run(ex *symex.Example, from *diffSide, notes map[string]bool)
 		return diffRun{}, err
 	}
 	r := diffRun{class: -1, path: -1}
-	if p, ok := s.index[edgeKey(edges)]; ok {
+	if p, ok := s.index[cfg.PathKey(edges)]; ok {
 		r.path, r.class, r.formula = p, s.class[p], s.it.Paths[p].Value
 	} else {
 		notes[fmt.Sprintf("an example took a path of the %s program that its exploration did not reach", s.name)] = true

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
@@ -28,7 +29,7 @@ func TestFeasibleConfirmed(t *testing.T) {
 			defer c.Close()
 			seen := map[string]bool{}
 			for i, p := range ex.Paths {
-				k := edgeKey(p.Edges)
+				k := cfg.PathKey(p.Edges)
 				if seen[k] {
 					t.Fatalf("path %d reported twice", i)
 				}

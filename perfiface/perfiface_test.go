@@ -146,7 +146,7 @@ func TestExactAgainstInterpreter(t *testing.T) {
 			}
 			byEdges := map[string]int{}
 			for i, pi := range it.Paths {
-				byEdges[edgeKey(pi.Edges)] = i
+				byEdges[cfg.PathKey(pi.Edges)] = i
 			}
 			vm, maps := newInterp(t, p, interptest.StartState(p, 3))
 			pather := cfg.NewPather(ex.G)
@@ -160,7 +160,7 @@ func TestExactAgainstInterpreter(t *testing.T) {
 				if err != nil {
 					t.Fatalf("packet %d: %v", k, err)
 				}
-				i, ok := byEdges[edgeKey(edges)]
+				i, ok := byEdges[cfg.PathKey(edges)]
 				if !ok {
 					t.Fatalf("packet %d runs a path the exploration refuted (%d instructions)", k, res.Count)
 				}
