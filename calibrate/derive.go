@@ -208,33 +208,33 @@ func (r *Result) deriveHelpers(d *deriver, t *target.Target, vec func(float64) t
 	}
 	t.Helpers["default"] = map[string]target.Vec{"default": vec(worstAll)}
 	// Map helpers measured at several key sizes are priced by key size too.
-	t.HelperKeys = map[string]map[string][]target.KeyCost{}
+	bySize := map[[2]string][]*Measurement{} // helper, map type → variants keyN
 	for _, m := range r.Measurements {
 		rest, ok := strings.CutPrefix(m.Key, "helpers.")
-		size, isKey := strings.CutPrefix(m.Variant, "key")
-		bytes, err := strconv.Atoi(size)
-		if !ok || !isKey || err != nil || m.Err != nil {
-			continue
+		if ok && strings.HasPrefix(m.Variant, "key") && m.Err == nil {
+			helper, mapType, _ := strings.Cut(rest, ".")
+			bySize[[2]string{helper, mapType}] = append(bySize[[2]string{helper, mapType}], m)
 		}
-		helper, mapType, _ := strings.Cut(rest, ".")
-		if t.HelperKeys[helper] == nil {
-			t.HelperKeys[helper] = map[string][]target.KeyCost{}
-		}
-		ks := append(t.HelperKeys[helper][mapType], target.KeyCost{Bytes: bytes, Cost: vec(m.Spread.High)})
-		slices.SortFunc(ks, func(a, b target.KeyCost) int { return a.Bytes - b.Bytes })
-		t.HelperKeys[helper][mapType] = ks
-		d.spread[fmt.Sprintf("helper_keys.%s.%s.%d", helper, mapType, bytes)] = m.Spread
 	}
-	for helper, byType := range t.HelperKeys {
-		for mt, ks := range byType {
-			if len(ks) < 2 {
-				delete(byType, mt) // one size: the map type's cost says it all
-				delete(d.spread, fmt.Sprintf("helper_keys.%s.%s.%d", helper, mt, ks[0].Bytes))
+	t.HelperKeys = map[string]map[string][]target.KeyCost{}
+	for hm, ms := range bySize {
+		if len(ms) < 2 {
+			continue // one size: the map type's cost says it all
+		}
+		var ks []target.KeyCost
+		for _, m := range ms {
+			bytes, err := strconv.Atoi(strings.TrimPrefix(m.Variant, "key"))
+			if err != nil {
+				continue
 			}
+			ks = append(ks, target.KeyCost{Bytes: bytes, Cost: vec(m.Spread.High)})
+			d.spread[fmt.Sprintf("helper_keys.%s.%s.%d", hm[0], hm[1], bytes)] = m.Spread
 		}
-		if len(byType) == 0 {
-			delete(t.HelperKeys, helper)
+		slices.SortFunc(ks, func(a, b target.KeyCost) int { return a.Bytes - b.Bytes })
+		if t.HelperKeys[hm[0]] == nil {
+			t.HelperKeys[hm[0]] = map[string][]target.KeyCost{}
 		}
+		t.HelperKeys[hm[0]][hm[1]] = ks
 	}
 	for h := range t.Helpers {
 		if !measured[h] {

@@ -90,3 +90,35 @@ func TestRoundUp(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetHelperKeys writes a key-size table for a helper measured at
+// several key sizes, in ascending size with their spreads, and none for one
+// measured at a single size.
+func TestTargetHelperKeys(t *testing.T) {
+	m := func(key, variant string, high float64) *Measurement {
+		return &Measurement{Key: key, Variant: variant, Spread: target.Spread{Min: high / 2, Median: high, High: high, Max: high}}
+	}
+	res := &Result{Options: Options{Runs: 1, Percentile: 90}, Measurements: []*Measurement{
+		m("helpers.map_lookup_elem.hash", "key40", 36),
+		m("helpers.map_lookup_elem.hash", "key4", 18),
+		m("helpers.map_lookup_elem.hash", "key16", 23),
+		m("helpers.map_update_elem.hash", "key40", 80),
+	}}
+	tg, err := res.Target("t", Throughput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := tg.HelperKeys["map_lookup_elem"]["hash"]
+	if len(ks) != 3 || ks[0].Bytes != 4 || ks[0].Cost[0] != 18 || ks[2].Bytes != 40 || ks[2].Cost[0] != 36 {
+		t.Errorf("lookup table %v", ks)
+	}
+	if _, ok := tg.HelperKeys["map_update_elem"]; ok {
+		t.Error("a table for a helper measured at one key size")
+	}
+	if _, ok := tg.Calibration.Spread["helper_keys.map_lookup_elem.hash.16"]; !ok {
+		t.Error("no spread for the 16-byte lookup")
+	}
+	if got := tg.Helpers["map_lookup_elem"]["hash"][0]; got != 36 {
+		t.Errorf("hash lookup without a key size %g, want the dearest 36", got)
+	}
+}

@@ -27,19 +27,19 @@ func (t *Target) HelperKeyCost(helper, mapType string, keyBytes int) (v Vec, ok,
 		return v, ok, false
 	}
 	var env Vec
-	for i, k := range ks {
+	for _, k := range ks {
 		for c := range env {
 			env[c] = max(env[c], k.Cost[c])
 		}
 		if k.Bytes >= keyBytes {
 			return env, true, false
 		}
-		if i == len(ks)-1 && i > 0 {
-			prev := ks[i-1]
-			for c := range env {
-				slope := max(0, (k.Cost[c]-prev.Cost[c])/float64(k.Bytes-prev.Bytes))
-				env[c] += slope * float64(keyBytes-k.Bytes)
-			}
+	}
+	if n := len(ks); n > 1 {
+		last, prev := ks[n-1], ks[n-2]
+		for c := range env {
+			slope := max(0, (last.Cost[c]-prev.Cost[c])/float64(last.Bytes-prev.Bytes))
+			env[c] += slope * float64(keyBytes-last.Bytes)
 		}
 	}
 	return env, true, true
