@@ -1,17 +1,19 @@
 package smt
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
 
 // readSexp reads one s-expression answer, which may span several lines.
-// Atoms come back as strings, lists as []any.
+// Atoms come back as strings, lists as []any. Each line is awaited as
+// long as a check (the solver's timeout plus Grace).
 func (s *Solver) readSexp() (any, error) {
 	var b strings.Builder
 	depth := 0
 	for {
-		l, err := s.readLine()
+		l, err := s.readLine(context.Background(), s.timeout)
 		if err != nil {
 			return nil, err
 		}

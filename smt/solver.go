@@ -8,8 +8,15 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
+
+// ErrStalled is returned, wrapped, when a solver does not answer within
+// far more than its time limit (z3 does not always stop at :timeout, and
+// a solver may hang). The process has been killed by then: start a new
+// one and load the constraints again.
+var ErrStalled = errors.New("smt solver did not answer in time and was stopped")
 
 // Result is the answer to a satisfiability check.
 type Result int
@@ -28,7 +35,9 @@ type Config struct {
 	Command []string
 	// Timeout per Check; 0 means none. Z3 receives it as :timeout; for
 	// other solvers put the per-query limit in Command (e.g. cvc5
-	// --tlimit-per=MS).
+	// --tlimit-per=MS). With a timeout, every answer is also awaited for
+	// a bounded time (see Grace): a solver that overruns it is killed and
+	// the call returns ErrStalled.
 	Timeout time.Duration
 	// Log, when set, receives a copy of every command sent.
 	Log io.Writer
@@ -39,12 +48,25 @@ type Solver struct {
 	cmd     *exec.Cmd
 	in      *bufio.Writer
 	stdin   io.WriteCloser
-	out     *bufio.Reader
+	lines   chan line // the solver's output, read as it comes
 	isZ3    bool
 	log     io.Writer
 	depth   int
 	timeout time.Duration
+	close   sync.Once
+	closed  chan struct{} // closed by Close
 }
+
+// line is one line of solver output, or the error that ended it.
+type line struct {
+	text string
+	err  error
+}
+
+// Grace is how long past its own limit an answer is awaited before the
+// solver is taken to have stalled: half the limit again plus a second,
+// which a solver that honours its limit never needs.
+func Grace(limit time.Duration) time.Duration { return limit/2 + time.Second }
 
 // Start launches a solver process.
 func Start(cfg Config) (*Solver, error) {
@@ -69,8 +91,12 @@ func Start(cfg Config) (*Solver, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start smt solver: %w", err)
 	}
-	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), out: bufio.NewReader(stdout),
+	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), lines: make(chan line, 256), closed: make(chan struct{}),
 		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout, log: cfg.Log}
+	// Output is read as it comes, so that a solver writing more than a
+	// pipe holds (errors about commands not yet answered) never blocks
+	// while we write to it.
+	go s.readOutput(bufio.NewReader(stdout))
 	// No unsat cores: z3 solves path constraints about 10x slower when it
 	// must produce them.
 	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)",
@@ -130,38 +156,29 @@ func (s *Solver) Depth() int { return s.depth }
 
 // Check asks whether the assertions are satisfiable. A cancelled context
 // kills the solver (it cannot be interrupted otherwise) and returns the
-// context's error.
+// context's error; so does a solver that overruns its timeout by more
+// than Grace, with ErrStalled.
 func (s *Solver) Check(ctx context.Context) (Result, error) {
+	return s.check(ctx, s.timeout)
+}
+
+func (s *Solver) check(ctx context.Context, limit time.Duration) (Result, error) {
 	if err := s.send("(check-sat)"); err != nil {
 		return Unknown, err
 	}
-	type answer struct {
-		line string
-		err  error
+	l, err := s.readLine(ctx, limit)
+	if err != nil {
+		return Unknown, err
 	}
-	ch := make(chan answer, 1)
-	go func() {
-		l, err := s.readLine()
-		ch <- answer{l, err}
-	}()
-	select {
-	case <-ctx.Done():
-		s.Close()
-		return Unknown, ctx.Err()
-	case a := <-ch:
-		if a.err != nil {
-			return Unknown, a.err
-		}
-		switch a.line {
-		case "sat":
-			return Sat, nil
-		case "unsat":
-			return Unsat, nil
-		case "unknown", "timeout":
-			return Unknown, nil
-		}
-		return Unknown, fmt.Errorf("smt solver: %s", a.line)
+	switch l {
+	case "sat":
+		return Sat, nil
+	case "unsat":
+		return Unsat, nil
+	case "unknown", "timeout":
+		return Unknown, nil
 	}
+	return Unknown, fmt.Errorf("smt solver: %s", l)
 }
 
 // CheckFor is Check with its own time limit d (z3 only: other solvers
@@ -177,27 +194,66 @@ func (s *Solver) CheckFor(ctx context.Context, d time.Duration) (Result, error) 
 	if err := s.send(fmt.Sprintf("(set-option :timeout %d)", max(d.Milliseconds(), 1))); err != nil {
 		return Unknown, err
 	}
-	res, err := s.Check(ctx)
+	res, err := s.check(ctx, d)
 	if err == nil {
 		err = s.send(fmt.Sprintf("(set-option :timeout %d)", s.timeout.Milliseconds()))
 	}
 	return res, err
 }
 
-// readLine returns the next non-empty output line, or a solver error.
-func (s *Solver) readLine() (string, error) {
+// readOutput passes the solver's output lines to s.lines until it ends.
+// After Close it drops what is left.
+func (s *Solver) readOutput(r *bufio.Reader) {
+	defer close(s.lines)
 	for {
-		l, err := s.out.ReadString('\n')
-		if err != nil {
-			return "", fmt.Errorf("smt solver stopped: %w", err)
-		}
-		if l = strings.TrimSpace(l); l == "" {
+		l, err := r.ReadString('\n')
+		var out line
+		switch {
+		case err != nil:
+			out.err = fmt.Errorf("smt solver stopped: %w", err)
+		case strings.TrimSpace(l) == "":
 			continue
+		default:
+			out.text = strings.TrimSpace(l)
 		}
-		if strings.HasPrefix(l, "(error") {
-			return "", fmt.Errorf("smt solver: %s", l)
+		select {
+		case s.lines <- out:
+		case <-s.closed:
+			return
 		}
-		return l, nil
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine returns the next output line, or a solver error. It waits at
+// most limit plus Grace (no bound when limit is 0) and until ctx ends;
+// either stops the solver.
+func (s *Solver) readLine(ctx context.Context, limit time.Duration) (string, error) {
+	var expired <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit + Grace(limit))
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case l, ok := <-s.lines:
+		switch {
+		case !ok:
+			return "", errors.New("smt solver stopped")
+		case l.err != nil:
+			return "", l.err
+		case strings.HasPrefix(l.text, "(error"):
+			return "", fmt.Errorf("smt solver: %s", l.text)
+		}
+		return l.text, nil
+	case <-ctx.Done():
+		s.Close()
+		return "", ctx.Err()
+	case <-expired:
+		s.Close()
+		return "", fmt.Errorf("%w (limit %v)", ErrStalled, limit)
 	}
 }
 
@@ -261,12 +317,15 @@ func (s *Solver) Holds(term string) (bool, error) {
 // Send writes commands (declarations, definitions, assertions) as they are.
 func (s *Solver) Send(lines ...string) error { return s.send(lines...) }
 
-// Close ends the solver process.
+// Close ends the solver process. It may be called more than once.
 func (s *Solver) Close() error {
-	s.stdin.Close()
-	if s.cmd.Process != nil {
-		s.cmd.Process.Kill()
-	}
-	s.cmd.Wait()
+	s.close.Do(func() {
+		close(s.closed)
+		s.stdin.Close()
+		if s.cmd.Process != nil {
+			s.cmd.Process.Kill()
+		}
+		s.cmd.Wait()
+	})
 	return nil
 }

@@ -2,6 +2,7 @@ package smt
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,54 @@ func BenchmarkPushAssertCheckPop(b *testing.B) {
 			b.Fatal(r, err)
 		}
 		s.Pop()
+	}
+}
+
+// TestStalledSolverIsStopped: a solver that never answers is killed once
+// its timeout and the grace period have passed, and the check reports
+// ErrStalled instead of waiting for ever. The silent
+// solver reads the commands and answers nothing, as z3 does when it ignores its :timeout.
+var silent = []string{"sh", "-c", "cat >/dev/null"}
+
+func TestStalledSolverIsStopped(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ask  func(s *Solver) error
+	}{
+		{"check", func(s *Solver) error { _, err := s.Check(context.Background()); return err }},
+		{"check-for", func(s *Solver) error { _, err := s.CheckFor(context.Background(), 50*time.Millisecond); return err }},
+		{"get-value", func(s *Solver) error { _, err := s.Value("x"); return err }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := start(t, Config{Command: silent, Timeout: 100 * time.Millisecond})
+			s.Declare("(declare-const x (_ BitVec 8))")
+			begin := time.Now()
+			err := c.ask(s)
+			if !errors.Is(err, ErrStalled) {
+				t.Fatalf("error %v, want ErrStalled", err)
+			}
+			// Without the watchdog the call would never return; the bound
+			// leaves room for a busy machine.
+			if took := time.Since(begin); took > 10*time.Second {
+				t.Errorf("stopped after %v", took)
+			}
+			if s.cmd.ProcessState == nil {
+				t.Error("solver process not reaped")
+			}
+			if _, err := s.Check(context.Background()); err == nil {
+				t.Error("a stopped solver answered")
+			}
+		})
+	}
+}
+
+// TestNoWatchdogWithoutTimeout: with no timeout a check waits as long as
+// the solver needs; only the caller's context ends it.
+func TestNoWatchdogWithoutTimeout(t *testing.T) {
+	s := start(t, Config{Command: silent})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := s.Check(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want the context's deadline", err)
 	}
 }

@@ -191,8 +191,8 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 
 // checkAt checks the prefix of the loaded path with n edges, within limit
 // (or the solver's own timeout when limit is 0). z3 does not always stop
-// at its timeout, so a check that overruns it by far is killed, the
-// solver restarted, and the answer taken as Unknown.
+// at its timeout, so a check that overruns it by far is killed (by
+// package smt), the solver restarted, and the answer taken as Unknown.
 func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.Result, error) {
 	if err := c.solverAt(n); err != nil {
 		return smt.Unknown, err
@@ -207,10 +207,8 @@ func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.
 		c.keepModel(n, res, err)
 		return res, err
 	}
-	hard, cancel := context.WithTimeout(ctx, limit+limit/2+200*time.Millisecond)
-	defer cancel()
-	res, err := c.s.CheckFor(hard, limit)
-	if err != nil && ctx.Err() == nil && hard.Err() != nil {
+	res, err := c.s.CheckFor(ctx, limit)
+	if errors.Is(err, smt.ErrStalled) {
 		c.Restarts++
 		return smt.Unknown, c.restart(n)
 	}
@@ -294,6 +292,10 @@ func (c *Checker) byModel(n int) (bool, error) {
 	b.WriteString("(and true " + strings.Join(asserts, " ") + ")")
 	b.WriteString(strings.Repeat(")", len(binds)))
 	ok, err := c.s.Holds(b.String())
+	if errors.Is(err, smt.ErrStalled) {
+		c.Restarts++
+		return false, c.restart(c.inSolver)
+	}
 	if ok {
 		c.ByModel++
 	}

@@ -3,6 +3,7 @@ package symex
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
@@ -81,5 +82,31 @@ func TestFig2Classes(t *testing.T) {
 	// a one-element array cannot fail, so its NULL branch is impossible.
 	if sat != 4 {
 		t.Fatalf("%d satisfiable paths, want 4", sat)
+	}
+}
+
+// TestStalledSolverIsReplaced: a solver that stops answering is killed and
+// replaced, and its path counted as possible (Unknown), which keeps a
+// bound valid; the search goes on with the new solver.
+func TestStalledSolverIsReplaced(t *testing.T) {
+	g := graphOf(t, testobj.Built(t, "fig2"), "")
+	silent := smt.Config{Command: []string{"sh", "-c", "cat >/dev/null"}, Timeout: 20 * time.Millisecond}
+	c, err := NewChecker(g, Options{Solver: silent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	paths := allPaths(t, g, 2)
+	for i, p := range paths {
+		out, err := c.Check(context.Background(), p)
+		if err != nil {
+			t.Fatalf("path %d: %v", i, err)
+		}
+		if out.Result != smt.Unknown {
+			t.Fatalf("path %d: %v from a solver that never answers", i, out.Result)
+		}
+		if c.Restarts != i+1 {
+			t.Fatalf("after path %d: %d restarts", i, c.Restarts)
+		}
 	}
 }
