@@ -104,7 +104,7 @@ func (b *Buffer) reserve(n int) ([]byte, uint64, bool) {
 // commit publishes everything reserved up to end.
 func (b *Buffer) commit(end uint64) {
 	b.whead = end
-	b.head.Store(end)
+	storeRelease(&b.head, end)
 }
 
 // freeEvery is how many bytes Consume walks before it frees them: a drain

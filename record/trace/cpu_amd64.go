@@ -23,9 +23,8 @@ var hasPrefetchw = func() bool {
 func cpuid(leaf uint32) (eax, ecx uint32)
 
 // prefetchw asks the CPU to fetch the cache line at p for writing. The
-// producer calls it for a line a few records ahead, so that publishing a
-// record (an atomic store, which waits for every earlier store) does not
-// wait for the line to come from the consumer's cache.
+// producer calls it for a line a few records ahead, so that the stores of
+// a record do not wait for the line to come from the consumer's cache.
 //
 //go:noescape
 func prefetchw(p *byte)
