@@ -68,7 +68,9 @@ func TestSolverErrorsSurface(t *testing.T) {
 }
 
 // TestTimeoutIsUnknown: a hard query with a tiny timeout answers unknown,
-// which callers must treat as possibly satisfiable.
+// which callers must treat as possibly satisfiable. z3 looks at its clock
+// only between steps: on a busy machine it may overrun a millisecond by
+// more than the grace period, and the check then ends as stalled.
 func TestTimeoutIsUnknown(t *testing.T) {
 	s := start(t, Config{Timeout: time.Millisecond})
 	s.Declare("(declare-const a (_ BitVec 64))")
@@ -80,7 +82,7 @@ func TestTimeoutIsUnknown(t *testing.T) {
 	s.Assert("(bvult a #x0000000100000000)")
 	s.Assert("(bvult b #x0000000100000000)")
 	r, err := s.Check(context.Background())
-	if err != nil || r != Unknown {
+	if (err != nil && !errors.Is(err, ErrStalled)) || r != Unknown {
 		t.Fatalf("%v %v, want unknown", r, err)
 	}
 }

@@ -568,13 +568,13 @@ func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
 	}
 	var out []string
 	m := &machine{g: c.g, p: c.g.Prog, st: ns, notes: c.notes}
-	m.b = builder{out: &out, next: &names, decided: ns.decided, abstract: c.abstract(), where: m.at, notes: c.notes, lens: &ns.lens}
+	m.b = builder{out: &out, next: &names, decided: ns.decided, eqs: ns.eqs, abstract: c.abstract(), where: m.at, notes: c.notes, lens: &ns.lens}
 	e := c.g.Edges[edge]
 	var err error
 	if e.Kind == cfg.EdgeEntry {
 		zero := int64(0)
 		m.enter(term{w: 64, s: "len", lin: &zero})
-		m.b.decided = ns.decided
+		m.b.decided, m.b.eqs = ns.decided, ns.eqs
 	} else {
 		err = m.edge(e)
 	}

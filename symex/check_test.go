@@ -110,3 +110,31 @@ func TestStalledSolverIsReplaced(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualityFolds: explode compares the same packet byte (read through a
+// volatile pointer, so loaded again each time) with 64 constants. Once a
+// path has taken one equality, a second one folds to false without the
+// solver: the second load is the same term, and the path knows its value.
+func TestEqualityFolds(t *testing.T) {
+	g := graphOf(t, testobj.Built(t, "explode"), "")
+	c, err := NewChecker(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	paths := allPaths(t, g, 20)
+	refuted := 0
+	for _, p := range paths {
+		out, err := c.Check(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Result == smt.Unsat {
+			refuted++
+		}
+	}
+	if refuted == 0 || c.Folded != refuted || c.Checks != 0 {
+		t.Fatalf("%d of %d paths refuted, %d folded, %d solver checks; want every refutation folded, no check",
+			refuted, len(paths), c.Folded, c.Checks)
+	}
+}

@@ -19,7 +19,11 @@
 // its value bytes), renamed after each update or delete of the map, which
 // leaves the contents unconstrained (QF_AUFBV). Comparisons of the packet
 // length (plus a constant) with a constant are decided against the
-// interval of lengths the path allows, without the solver. A value computed
+// interval of lengths the path allows, without the solver. Loading the
+// same bytes of the same array version again gives the same term, and a
+// term the path has asserted equal to a constant is that constant from
+// then on (also through a zero extension), so a second comparison of a
+// header field folds without the solver. A value computed
 // by more than Options.Abstract operations (a hash) is replaced by a fresh
 // unconstrained one while paths are checked; Example solves with the exact
 // definitions and reports a path that is impossible with them

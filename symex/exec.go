@@ -46,6 +46,9 @@ func (m *machine) assert(c term) {
 	} else {
 		m.st.decided[c.s] = true
 	}
+	if e := c.eqOf; e != nil && !e.neg {
+		m.st.eqs[e.name] = e.c
+	}
 	m.asserted = true
 	m.nAsserts++
 	m.b.emit("(assert " + c.s + ")")
@@ -292,6 +295,7 @@ func (m *machine) enter(lenTerm term) {
 	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
 	st.lookups = map[string]int{}
 	st.decided = map[string]bool{}
+	st.eqs, st.loads = map[string]uint64{}, map[string]term{}
 }
 
 // edge applies the way control leaves the edge's source node.
@@ -378,10 +382,16 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 	for i := 0; i < n; i++ {
 		parts[n-1-i] = "(select " + arr + " " + m.index(off, i).s + ")"
 	}
-	if n == 1 {
-		return m.b.defRaw(8, parts[0])
+	expr := parts[0]
+	if n > 1 {
+		expr = "(concat " + strings.Join(parts, " ") + ")"
 	}
-	return m.b.defRaw(uint16(8*n), "(concat "+strings.Join(parts, " ")+")")
+	if t, ok := m.st.loads[expr]; ok {
+		return t
+	}
+	t := m.b.defRaw(uint16(8*n), expr)
+	m.st.loads[expr] = t
+	return t
 }
 
 // storeBytes writes the low n bytes of v into an array at off and returns

@@ -87,7 +87,15 @@ type state struct {
 	verdict term
 	exited  bool
 	decided map[string]bool // Bools asserted on the path: true, or false for their negation
-	lens    span            // the packet lengths the path allows
+	// eqs holds the terms the path has asserted equal to a constant, by
+	// name: a later comparison of the same term folds.
+	eqs map[string]uint64
+	// loads holds the terms of loads already made, by their expression:
+	// loading the same bytes of the same array version again (a volatile
+	// or re-read header field) gives the same term, so that facts about
+	// the first load apply to the second.
+	loads map[string]term
+	lens  span // the packet lengths the path allows
 	// versions counts the updates of each map (by index in Graph.Maps):
 	// a lookup meets the contents of the map's current version. Version 0
 	// is declared with the solver, later ones where the path meets them
@@ -105,6 +113,8 @@ func (s *state) clone() *state {
 	c.objs = append([]object(nil), s.objs...)
 	c.lookups = maps.Clone(s.lookups)
 	c.decided = maps.Clone(s.decided)
+	c.eqs = maps.Clone(s.eqs)
+	c.loads = maps.Clone(s.loads)
 	return &c
 }
 

@@ -32,6 +32,25 @@ type term struct {
 	// ops is the size of the expression written out as a tree (names
 	// expanded), saturating at maxOps: what a reader or a solver meets.
 	ops uint32
+	// wide, when set, says the term is the zero extension of *wide.
+	wide *term
+	// eqOf, on a Bool, says it compares a term with a constant.
+	eqOf *eqFact
+}
+
+// eqFact is "name = c", or with neg "name != c".
+type eqFact struct {
+	name string
+	c    uint64
+	neg  bool
+}
+
+// negated returns the fact of the negated Bool.
+func (e *eqFact) negated() *eqFact {
+	if e == nil {
+		return nil
+	}
+	return &eqFact{name: e.name, c: e.c, neg: !e.neg}
 }
 
 // choice is "if c then x else y" for constants x and y.
@@ -83,7 +102,8 @@ func boolConst(b bool) term {
 type builder struct {
 	out     *[]string       // SMT commands of the current edge
 	next    *int            // name counter
-	decided map[string]bool // Bools the path has asserted, by name
+	decided map[string]bool   // Bools the path has asserted, by name
+	eqs     map[string]uint64 // terms the path has asserted equal to a constant
 	// abstract, when non-zero, is the tree size above which a value is
 	// abstracted (see def); where names the instruction being executed.
 	abstract uint32
@@ -93,8 +113,19 @@ type builder struct {
 	lens *span
 }
 
-// res replaces a choice whose Bool the path decided by its constant.
+// res replaces a choice whose Bool the path decided by its constant, and
+// a term the path asserted equal to a constant (or the zero extension of
+// one) by that constant.
 func (b builder) res(t term) term {
+	if !t.known && t.alt == nil {
+		name := t.s
+		if t.wide != nil {
+			name = t.wide.s
+		}
+		if v, ok := b.eqs[name]; ok {
+			return konst(t.w, v)
+		}
+	}
 	if t.alt != nil {
 		if v, ok := b.decided[t.alt.c.s]; ok {
 			if v {
@@ -198,7 +229,14 @@ func (b builder) zext(t term, w uint16) term {
 	case t.known:
 		return konst(w, t.c)
 	}
-	return b.def(w, fmt.Sprintf("(_ zero_extend %d)", w-t.w), t)
+	z := b.def(w, fmt.Sprintf("(_ zero_extend %d)", w-t.w), t)
+	if t.wide != nil {
+		z.wide = t.wide
+	} else if t.w > 1 {
+		narrow := t
+		z.wide = &narrow
+	}
+	return z
 }
 
 // sextTo widens t to w bits with its sign.
@@ -272,11 +310,12 @@ func (b builder) not(c term) term {
 		return boolConst(c.c == 0)
 	}
 	if c.notOf != "" {
-		return term{w: 1, s: c.notOf, test: c.test.not()}
+		return term{w: 1, s: c.notOf, test: c.test.not(), eqOf: c.eqOf.negated()}
 	}
 	t := b.def(1, "not", c)
 	t.notOf = c.s
 	t.test = c.test.not()
+	t.eqOf = c.eqOf.negated()
 	return t
 }
 
@@ -308,7 +347,23 @@ func (b builder) eq(x, y term) term {
 	if x.known && y.known {
 		return boolConst(x.c == y.c)
 	}
-	return b.def(1, "=", x, y)
+	if x.known {
+		x, y = y, x
+	}
+	// Compare a zero extension through its narrow term, so that what the
+	// path learns is about that term (a packet byte, not its copy in a
+	// register).
+	if y.known && x.wide != nil {
+		if y.c > mask(x.wide.w) {
+			return boolConst(false)
+		}
+		x, y = *x.wide, konst(x.wide.w, y.c)
+	}
+	t := b.def(1, "=", x, y)
+	if y.known && x.alt == nil {
+		t.eqOf = &eqFact{name: x.s, c: y.c}
+	}
+	return t
 }
 
 // alu applies a BPF ALU operation to two terms of width w (32 or 64).

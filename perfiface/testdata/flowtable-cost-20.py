@@ -14,7 +14,7 @@ def perf_flowtable(pkt, state):
         elif pkt.ipv6.next_hdr == 17:
             if pkt.len < 62:
                 return 41.2  # path 26
-            elif flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.udp.sport, dport=pkt.udp.dport, proto=pkt.ipv6.next_hdr):
+            elif flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.udp.sport, dport=pkt.udp.dport, proto=17):
                 return 93.1 + 4*traversals_flows  # path 27
             else:
                 return 139 + 60*evicted_flows + 8*traversals_flows  # path 28
@@ -22,13 +22,13 @@ def perf_flowtable(pkt, state):
             if pkt.len < 74:
                 return 41.2  # path 18
             elif not ((pkt.tcp.fin or pkt.tcp.rst)):
-                if flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=pkt.ipv6.next_hdr):
+                if flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=6):
                     return 96.7 + 4*traversals_flows  # path 19
                 elif not (not pkt.tcp.ack and pkt.tcp.syn):
                     return 80.5 + 4*traversals_flows  # path 20
                 else:
                     return 143 + 60*evicted_flows + 8*traversals_flows  # path 21
-            elif flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=pkt.ipv6.next_hdr):
+            elif flows.contains(src=pkt.ipv6.src, dst=pkt.ipv6.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=6):
                 return 147.3 + 8*traversals_flows  # path 22
             elif not (not pkt.tcp.ack and pkt.tcp.syn):
                 return 80.6 + 4*traversals_flows  # path 23
@@ -47,7 +47,7 @@ def perf_flowtable(pkt, state):
             elif pkt.ip.proto == 17:
                 if pkt.len < pkt.ip.ihl*4 + 22:
                     return 40.4  # path 12
-                elif flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.udp.sport, dport=pkt.udp.dport, proto=pkt.ip.proto):
+                elif flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.udp.sport, dport=pkt.udp.dport, proto=17):
                     return 92.3 + 4*traversals_flows  # path 13
                 else:
                     return 138.2 + 60*evicted_flows + 8*traversals_flows  # path 14
@@ -55,13 +55,13 @@ def perf_flowtable(pkt, state):
                 if pkt.len < pkt.ip.ihl*4 + 34:
                     return 40.4  # path 4
                 elif not ((pkt.tcp.fin or pkt.tcp.rst)):
-                    if flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=pkt.ip.proto):
+                    if flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=6):
                         return 95.9 + 4*traversals_flows  # path 5
                     elif not (not pkt.tcp.ack and pkt.tcp.syn):
                         return 79.7 + 4*traversals_flows  # path 6
                     else:
                         return 142.2 + 60*evicted_flows + 8*traversals_flows  # path 7
-                elif flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=pkt.ip.proto):
+                elif flows.contains(src=pkt.ip.src, dst=pkt.ip.dst, sport=pkt.tcp.sport, dport=pkt.tcp.dport, proto=6):
                     return 146.5 + 8*traversals_flows  # path 8
                 elif not (not pkt.tcp.ack and pkt.tcp.syn):
                     return 79.8 + 4*traversals_flows  # path 9
