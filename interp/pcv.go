@@ -3,6 +3,7 @@ package interp
 import (
 	_ "embed"
 	"fmt"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -21,14 +22,17 @@ type PCVModel struct {
 	Loops []string `yaml:"loops"`
 }
 
-// Model returns the PCV table.
-func Model() *PCVModel {
+// Model returns the PCV table, read once from the embedded file. It is
+// shared: callers must not change it.
+func Model() *PCVModel { return model() }
+
+var model = sync.OnceValue(func() *PCVModel {
 	var m PCVModel
 	if err := yaml.Unmarshal(pcvYAML, &m); err != nil {
 		panic(fmt.Sprintf("pcv.yaml: %v", err)) // embedded: a broken file is a build error
 	}
 	return &m
-}
+})
 
 // Names returns the PCVs an operation on a map of type mapType reports,
 // and whether the table knows the operation.
