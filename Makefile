@@ -61,10 +61,8 @@ bench: setup build bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	# 10^6 ordered paths (goal: memory under 512 MiB)
 	/usr/bin/time -f 'max RSS %M KB' $(GO) test ./bound -run '^$$' -bench Enumerate -benchtime 1000000x
-	# time to the naive bound and to the slowest satisfiable path, whole program
-	@for o in $(BPF_OUT)/fig2.o $(BPF_OUT)/parser.o $(BPF_OUT)/counter.o $(BPF_OUT)/explode.o /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_tcp.o; do \
-	  /usr/bin/time -f "naive $$o %e s %M KB" $(BIN) bound --naive $$o >/dev/null; \
-	  /usr/bin/time -f "ssp   $$o %e s %M KB" $(BIN) bound --time-limit 60s $$o >/dev/null; done
+	# time to the naive bound and to the slowest satisfiable path of every program
+	scripts/bench-bound.sh $(BIN) $(BPF_OUT)
 
 fuzz: setup bpf
 	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
