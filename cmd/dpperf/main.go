@@ -20,7 +20,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "dpperf: interrupted")
+	default:
 		fmt.Fprintln(os.Stderr, "dpperf:", err)
 	}
 	os.Exit(fail.ExitCode(err))

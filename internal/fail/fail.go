@@ -4,6 +4,7 @@
 package fail
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,9 @@ const (
 	ExitRequirement = 1
 	ExitInput       = 2
 	ExitOther       = 3
+	// ExitInterrupted is the shell's code for a process ended by SIGINT:
+	// the run was stopped (Ctrl-C, SIGTERM) and wrote what it had.
+	ExitInterrupted = 130
 )
 
 // InputError is a problem with what the user gave: a flag, an argument or
@@ -78,6 +82,8 @@ func ExitCode(err error) int {
 		return ExitRequirement
 	case errors.As(err, &ie):
 		return ExitInput
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
 	default:
 		return ExitOther
 	}
