@@ -48,15 +48,7 @@ func examplePrograms(t testing.TB, withLibXDP bool) []*bpfprog.Program {
 // laid under start.
 func setup(t testing.TB, p *bpfprog.Program, start *mapstate.State) (*Interp, *Maps) {
 	t.Helper()
-	def, err := mapstate.ObjectDefaults(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags, err := ObjectMapFlags(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	maps, err := NewMaps(p, mapstate.Overlay(def, start), MapOptions{NumCPU: 2, Flags: flags})
+	maps, err := ObjectMaps(p, start, MapOptions{NumCPU: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

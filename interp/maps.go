@@ -50,10 +50,29 @@ type mapModel struct {
 	targets map[uint32][]byte // device and CPU maps
 }
 
+// ObjectMaps builds the maps of p as its object declares them (global
+// data included, mapstate.ObjectDefaults) with start overlaid (nil:
+// none). opts.Flags, when nil, are the object's (ObjectMapFlags).
+func ObjectMaps(p *bpfprog.Program, start *mapstate.State, opts MapOptions) (*Maps, error) {
+	s, err := mapstate.ObjectDefaults(p)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil {
+		s = mapstate.Overlay(s, start)
+	}
+	if opts.Flags == nil {
+		if opts.Flags, err = ObjectMapFlags(p); err != nil {
+			return nil, err
+		}
+	}
+	return NewMaps(p, s, opts)
+}
+
 // NewMaps builds the maps of p from a state (validated against p; maps it
 // does not name start empty or zeroed). Start from
 // mapstate.Overlay(mapstate.ObjectDefaults(p), user) to get the object's
-// global data.
+// global data, as ObjectMaps does.
 func NewMaps(p *bpfprog.Program, s *mapstate.State, opts MapOptions) (*Maps, error) {
 	if opts.NumCPU <= 0 {
 		opts.NumCPU = 1

@@ -176,15 +176,7 @@ func TestExactAgainstInterpreter(t *testing.T) {
 
 func newInterp(t *testing.T, p *bpfprog.Program, start *mapstate.State) (*interp.Interp, *interp.Maps) {
 	t.Helper()
-	def, err := mapstate.ObjectDefaults(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags, err := interp.ObjectMapFlags(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	maps, err := interp.NewMaps(p, mapstate.Overlay(def, start), interp.MapOptions{NumCPU: 2, Flags: flags})
+	maps, err := interp.ObjectMaps(p, start, interp.MapOptions{NumCPU: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,20 +86,7 @@ type Replayer struct {
 
 // New sets up the interpreter and the starting maps for p.
 func New(p *bpfprog.Program, opts Options) (*Replayer, error) {
-	defaults, err := mapstate.ObjectDefaults(p)
-	if err != nil {
-		return nil, err
-	}
-	start := defaults
-	if opts.State != nil {
-		start = mapstate.Overlay(defaults, opts.State)
-	}
-	if opts.Maps.Flags == nil {
-		if opts.Maps.Flags, err = interp.ObjectMapFlags(p); err != nil {
-			return nil, err
-		}
-	}
-	maps, err := interp.NewMaps(p, start, opts.Maps)
+	maps, err := interp.ObjectMaps(p, opts.State, opts.Maps)
 	if err != nil {
 		return nil, err
 	}

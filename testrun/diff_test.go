@@ -53,15 +53,7 @@ func newPair(t testing.TB, p *bpfprog.Program, start *mapstate.State) *pair {
 			t.Errorf("programs %v still loaded after Close", left)
 		}
 	})
-	defaults, err := mapstate.ObjectDefaults(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags, err := interp.ObjectMapFlags(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	maps, err := interp.NewMaps(p, mapstate.Overlay(defaults, start), interp.MapOptions{NumCPU: k.NumCPU(), Flags: flags})
+	maps, err := interp.ObjectMaps(p, start, interp.MapOptions{NumCPU: k.NumCPU()})
 	if err != nil {
 		t.Fatal(err)
 	}
