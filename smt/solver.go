@@ -207,14 +207,12 @@ func (s *Solver) readOutput(r *bufio.Reader) {
 	defer close(s.lines)
 	for {
 		l, err := r.ReadString('\n')
-		var out line
+		out := line{text: strings.TrimSpace(l)}
 		switch {
 		case err != nil:
-			out.err = fmt.Errorf("smt solver stopped: %w", err)
-		case strings.TrimSpace(l) == "":
+			out = line{err: fmt.Errorf("smt solver stopped: %w", err)}
+		case out.text == "":
 			continue
-		default:
-			out.text = strings.TrimSpace(l)
 		}
 		select {
 		case s.lines <- out:

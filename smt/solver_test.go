@@ -127,12 +127,13 @@ func BenchmarkPushAssertCheckPop(b *testing.B) {
 	}
 }
 
-// TestStalledSolverIsStopped: a solver that never answers is killed once
-// its timeout and the grace period have passed, and the check reports
-// ErrStalled instead of waiting for ever. The silent
-// solver reads the commands and answers nothing, as z3 does when it ignores its :timeout.
+// silent is a solver that reads the commands and answers nothing, as z3
+// does when it ignores its :timeout.
 var silent = []string{"sh", "-c", "cat >/dev/null"}
 
+// TestStalledSolverIsStopped: a solver that never answers is killed once
+// its timeout and the grace period have passed, and the check reports
+// ErrStalled instead of waiting for ever.
 func TestStalledSolverIsStopped(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -199,18 +199,9 @@ func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.
 	}
 	c.Checks++
 	c.model = -1
-	if limit == 0 {
-		limit = c.opts.Solver.Timeout
-	}
-	if limit <= 0 {
-		res, err := c.s.CheckFor(ctx, 0)
-		c.keepModel(n, res, err)
-		return res, err
-	}
-	res, err := c.s.CheckFor(ctx, limit)
+	res, err := c.s.CheckFor(ctx, limit) // limit 0: the solver's own
 	if errors.Is(err, smt.ErrStalled) {
-		c.Restarts++
-		return smt.Unknown, c.restart(n)
+		return smt.Unknown, c.stalled(err, n)
 	}
 	c.keepModel(n, res, err)
 	return res, err
@@ -292,9 +283,8 @@ func (c *Checker) byModel(n int) (bool, error) {
 	b.WriteString("(and true " + strings.Join(asserts, " ") + ")")
 	b.WriteString(strings.Repeat(")", len(binds)))
 	ok, err := c.s.Holds(b.String())
-	if errors.Is(err, smt.ErrStalled) {
-		c.Restarts++
-		return false, c.restart(c.inSolver)
+	if err != nil {
+		return false, c.stalled(err, c.inSolver)
 	}
 	if ok {
 		c.ByModel++
@@ -340,6 +330,17 @@ func zeroOf(sort string) string {
 		return konst(uint16(w), 0).s
 	}
 	return sort // not a sort we declare: the evaluation fails loudly
+}
+
+// stalled restarts a solver that stopped answering (smt.ErrStalled) with
+// the first n levels loaded and returns nil: what was asked stays
+// undecided. Other errors come back as they are.
+func (c *Checker) stalled(err error, n int) error {
+	if !errors.Is(err, smt.ErrStalled) {
+		return err
+	}
+	c.Restarts++
+	return c.restart(n)
 }
 
 // restart replaces a killed solver and loads the first n levels again.

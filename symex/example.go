@@ -81,7 +81,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	// Binary search for the smallest length.
 	vals, err := c.s.Values([]string{"len"})
 	if err != nil {
-		return nil, c.stalled(err)
+		return nil, c.stalled(err, len(c.levels)) // stalled: no example
 	}
 	hi, err := parseUint(vals[0])
 	if err != nil {
@@ -169,7 +169,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	}
 	vals, err = c.s.Values(terms)
 	if err != nil {
-		return nil, c.stalled(err)
+		return nil, c.stalled(err, len(c.levels)) // stalled: no example
 	}
 	u := func(i int) uint64 {
 		v, e := parseUint(vals[i])
@@ -307,17 +307,6 @@ func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) 
 	}
 	c.model = -1 // a pop discards the model
 	return res, err
-}
-
-// stalled turns a solver that stopped answering into no example: the
-// solver is restarted with the path loaded and nil returned. Other errors
-// are returned as they are.
-func (c *Checker) stalled(err error) error {
-	if !errors.Is(err, smt.ErrStalled) {
-		return err
-	}
-	c.Restarts++
-	return c.restart(len(c.levels))
 }
 
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.
