@@ -169,7 +169,10 @@ report-diff: build bpf
 	$(BIN) interface diff --workers 1 $(BPF_OUT)/flowcount.o $(BPF_OUT)/flowcount_v2.o > examples/interface/diff-flowcount.txt
 	$(BIN) interface diff --workers 1 --metric cost $(BPF_OUT)/flowcount.o $(BPF_OUT)/flowcount_v2.o > examples/interface/diff-flowcount-cost.txt
 	$(BIN) interface diff --workers 1 $(XDPFILT)_alw_eth.o $(XDPFILT)_dny_eth.o > examples/interface/diff-xdpfilt-alw_eth-dny_eth.txt
-	$(BIN) interface diff --max-paths 60 --time-limit 120s $(XDPFILT)_alw_eth.o $(XDPFILT)_alw_ip.o > examples/interface/diff-xdpfilt-alw_eth-alw_ip.txt
+	$(BIN) interface diff --max-depth 10 $(XDPFILT)_alw_eth.o $(XDPFILT)_alw_ip.o > examples/interface/diff-xdpfilt-alw_eth-alw_ip.txt
+	$(BIN) interface diff --max-depth 10 $(XDPFILT)_alw_ip.o $(XDPFILT)_alw_tcp.o > examples/interface/diff-xdpfilt-alw_ip-alw_tcp.txt
+	$(BIN) interface --max-depth 16 --thresholds $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.thresholds.txt
+	$(BIN) interface --max-depth 16 --resolution 150 $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.r150.py
 # --- calibrate ---
 .PHONY: test-calibrate calibrate fit evidence-calibrate
 # Micro-programs on the kernel (root), the quick calibration and the bound

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
@@ -78,7 +77,6 @@ type Deployment struct {
 	All          []float64    // p0..p100 of all priced packets
 	Root         *VNode       // the view without classes no packet reached
 	classOf      map[*VNode]int
-	pathIndex    map[string]int
 	pathClass    []int
 	unmatched    []int // indices of the first off-path packets, for messages
 }
@@ -99,10 +97,7 @@ func NewDeployment(it *Interface, opts DeployOptions) (*Deployment, error) {
 		}
 	}
 	d := &Deployment{It: it, View: it.View(max(opts.Resolution, 1e-9)), Want: want,
-		classOf: map[*VNode]int{}, pathIndex: map[string]int{}, pathClass: make([]int, len(it.Paths))}
-	for i, p := range it.Paths {
-		d.pathIndex[cfg.PathKey(p.Edges)] = i
-	}
+		classOf: map[*VNode]int{}, pathClass: make([]int, len(it.Paths))}
 	var walk func(v *VNode, route []Step)
 	walk = func(v *VNode, route []Step) {
 		if v.leaf() {
@@ -137,13 +132,17 @@ func (d *Deployment) Price(pkt *replay.Packet) (pc PacketCost, ok bool) {
 	if pkt.Result == nil || pkt.Err != nil {
 		return pc, false
 	}
-	p, found := d.pathIndex[cfg.PathKey(pkt.Edges)]
+	p, found := d.It.Locate(pkt.Edges)
 	if !found {
 		return pc, false
 	}
 	vars := PCVValues(pkt.Result)
+	f := d.It.Paths[p].Value
+	if d.It.Paths[p].Bounded {
+		f = d.It.price(pkt.Edges, false).Value // its own way through the subtree
+	}
 	return PacketCost{Index: pkt.Index, Path: p, Class: d.pathClass[p], Insns: pkt.Result.Count,
-		Cost: math.Round(d.It.Paths[p].Value.Eval(vars)*1e6) / 1e6, Vars: vars}, true
+		Cost: math.Round(f.Eval(vars)*1e6) / 1e6, Vars: vars}, true
 }
 
 // PCVValues sums the PCVs of a run's map operations per map and PCV name,
@@ -191,7 +190,7 @@ func (d *Deployment) Add(pkt *replay.Packet) {
 		}
 		return
 	}
-	if d.It.Paths[pc.Path].Insns != pc.Insns {
+	if p := d.It.Paths[pc.Path]; !p.Bounded && p.Insns != pc.Insns {
 		d.InsnMismatch++
 	}
 	d.Packets = append(d.Packets, pc)

@@ -52,6 +52,10 @@ type DiffSide struct {
 	Classes int    `json:"classes"`
 	NoInput int    `json:"no_input"` // classes the solver gave no example for
 	Partial bool   `json:"partial,omitempty"`
+	// Bounded paths are subtrees not explored below MaxDepth decisions;
+	// an example in one is priced along its own way.
+	Bounded  int `json:"bounded,omitempty"`
+	MaxDepth int `json:"max_depth,omitempty"`
 }
 
 // DiffRow is one input class whose cost changed: the inputs that fall in
@@ -265,7 +269,6 @@ type diffSide struct {
 	conds [][]string // per class: the tests that lead to it
 	paths [][]int    // per class: its paths
 	class []int      // per path: its class
-	index map[string]int
 	exs   []diffExample
 	notes []string
 
@@ -321,10 +324,6 @@ func (s *diffSide) setup(res float64) error {
 			s.conds = append(s.conds, []string{"path " + itoa(i)})
 		}
 	}
-	s.index = make(map[string]int, len(it.Paths))
-	for i, p := range it.Paths {
-		s.index[cfg.PathKey(p.Edges)] = i
-	}
 	prog := it.meas.g.Prog
 	var err error
 	if s.defaults, err = mapstate.ObjectDefaults(prog); err != nil {
@@ -341,7 +340,8 @@ func (s *diffSide) setup(res float64) error {
 }
 
 func (s *diffSide) summary() DiffSide {
-	return DiffSide{Program: s.it.Program, Paths: len(s.it.Paths), Classes: len(s.paths), NoInput: s.noInput, Partial: s.it.Partial}
+	return DiffSide{Program: s.it.Program, Paths: len(s.it.Paths), Classes: len(s.paths), NoInput: s.noInput, Partial: s.it.Partial,
+		Bounded: s.it.Bounded, MaxDepth: s.it.MaxDepth}
 }
 
 // examples asks the solver for one input per class.
@@ -436,8 +436,11 @@ func (s *diffSide) run(ex *symex.Example, from *diffSide, notes map[string]bool)
 		return diffRun{}, err
 	}
 	r := diffRun{class: -1, path: -1}
-	if p, ok := s.index[cfg.PathKey(edges)]; ok {
+	if p, ok := s.it.Locate(edges); ok {
 		r.path, r.class, r.formula = p, s.class[p], s.it.Paths[p].Value
+		if s.it.Paths[p].Bounded {
+			r.formula = s.it.price(edges, false).Value
+		}
 	} else {
 		notes[fmt.Sprintf("an example took a path of the %s program that its exploration did not reach", s.name)] = true
 		r.formula = s.it.price(edges, false).Value

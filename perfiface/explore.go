@@ -26,6 +26,12 @@ type ExploreOptions struct {
 	// MaxPaths stops the exploration after this many feasible paths (0:
 	// no limit); the result is then marked truncated.
 	MaxPaths int
+	// MaxDepth bounds the decisions (branches with more than one
+	// feasible side) explored along a path (0: no bound). A branch point
+	// below MaxDepth decisions with more than one feasible side is not
+	// explored: it becomes a bounded leaf, priced by the cheapest and the
+	// dearest ways through the graph from there (see Path.Bounded).
+	MaxDepth int
 	// Progress, if set, is called about every 200 ms during the search.
 	Progress func(Progress)
 }
@@ -33,6 +39,7 @@ type ExploreOptions struct {
 // Progress reports the state of an exploration.
 type Progress struct {
 	Paths      int // feasible paths found (including possibly feasible)
+	Bounded    int // of which subtrees cut at MaxDepth
 	Unknown    int // of which the solver could not decide
 	Infeasible int // branches refuted
 	Checks     int // solver checks
@@ -56,7 +63,12 @@ func (n *Node) Leaf() bool { return n.Cond == nil }
 
 // Path is one feasible source-to-sink path.
 type Path struct {
+	// Edges runs from the source to the sink, or, for a bounded leaf,
+	// from the source to the branch point where exploration stopped.
 	Edges []int32
+	// Bounded marks a subtree not explored (ExploreOptions.MaxDepth):
+	// every input whose path starts with Edges belongs to it.
+	Bounded bool
 	// Unknown is set when the solver could not decide a condition on the
 	// path: it may be infeasible.
 	Unknown bool
@@ -71,8 +83,11 @@ type Exploration struct {
 	// context: Root then holds only the subtrees it finished, and a branch
 	// with one side unfinished shows as the other side alone.
 	Truncated bool
-	Progress  Progress
-	Notes     []string // over-approximations of the symbolic executor
+	// MaxDepth is ExploreOptions.MaxDepth; Progress.Bounded says how
+	// many leaves it cut.
+	MaxDepth int
+	Progress Progress
+	Notes    []string // over-approximations of the symbolic executor
 }
 
 // errLimit stops the workers when MaxPaths is reached.
@@ -92,8 +107,8 @@ type explorer struct {
 
 	stop func() // ends the search at MaxPaths
 
-	unknown, infeasible, checks atomic.Int64
-	limitHit                    atomic.Bool
+	unknown, infeasible, checks, bounded atomic.Int64
+	limitHit                             atomic.Bool
 }
 
 // Explore finds every feasible path of g and builds their decision tree.
@@ -132,7 +147,7 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 			x.serve(sctx, c, end)
 		}()
 	}
-	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat)
+	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat, 0)
 	close(end)
 	wg.Wait()
 	stopProgress()
@@ -143,7 +158,7 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 		}
 		truncated = true // the tree holds the subtrees finished before the stop
 	}
-	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, Progress: x.progress()}
+	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, MaxDepth: opts.MaxDepth, Progress: x.progress()}
 	for _, c := range checkers {
 		for _, n := range c.Notes() {
 			x.notes[n] = true
@@ -163,7 +178,7 @@ func (x *explorer) progress() Progress {
 	x.mu.Lock()
 	n := len(x.paths)
 	x.mu.Unlock()
-	return Progress{Paths: n, Unknown: int(x.unknown.Load()), Infeasible: int(x.infeasible.Load()),
+	return Progress{Paths: n, Bounded: int(x.bounded.Load()), Unknown: int(x.unknown.Load()), Infeasible: int(x.infeasible.Load()),
 		Checks: int(x.checks.Load()), Elapsed: time.Since(x.start)}
 }
 
@@ -215,14 +230,15 @@ func (x *explorer) extend(ctx context.Context, c *symex.Checker, prefix []int32,
 	return res, nil
 }
 
-// dfs explores the subtree below a feasible prefix ending at node.
-func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result) (*Node, error) {
+// dfs explores the subtree below a feasible prefix ending at node, which
+// has depth decisions above it.
+func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result, depth int) (*Node, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if node == x.g.Sink {
-			return x.leaf(prefix, res)
+			return x.leaf(prefix, res, false)
 		}
 		outs := x.out[node]
 		if len(outs) == 1 {
@@ -234,7 +250,7 @@ func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, no
 			res, node = r, x.g.Edges[outs[0]].To
 			continue
 		}
-		return x.branch(ctx, c, prefix, node, res)
+		return x.branch(ctx, c, prefix, node, res, depth)
 	}
 }
 
@@ -245,7 +261,7 @@ func (x *explorer) dfs(ctx context.Context, c *symex.Checker, prefix []int32, no
 // (symex.Checker.Infer). The side decided on c is explored on c, which
 // keeps the model; when a solver is idle, another side goes to it in
 // parallel.
-func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result) (*Node, error) {
+func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32, node cfg.NodeID, res smt.Result, depth int) (*Node, error) {
 	outs := x.out[node]
 	kids := make([]*Node, len(outs))
 	errs := make([]error, len(outs))
@@ -279,6 +295,30 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 	// The first side runs here; the others are left for idle workers
 	// and awaited.
 	refuted := func(i int) bool { return decided[i] && known[i] == smt.Unsat }
+	if x.opts.MaxDepth > 0 {
+		// Decide every side, so that depth counts decisions exactly: a
+		// branch with one feasible side is no decision.
+		for i := range outs {
+			if decided[i] {
+				continue
+			}
+			r, err := x.extend(ctx, c, side(i), res)
+			if err != nil {
+				return nil, err
+			}
+			known[i], decided[i] = r, true
+		}
+		feasible := 0
+		for i := range outs {
+			if !refuted(i) {
+				feasible++
+			}
+		}
+		if feasible > 1 && depth >= x.opts.MaxDepth {
+			return x.leaf(prefix, res, true)
+		}
+	}
+	next := depth
 	var order []int
 	if first >= 0 && !refuted(first) {
 		order = append(order, first)
@@ -288,9 +328,12 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 			order = append(order, i)
 		}
 	}
+	if len(order) > 1 {
+		next++ // (without MaxDepth, a side not decided yet may still be refuted)
+	}
 	ts := make([]*task, len(outs))
 	for k, i := range order {
-		ts[i] = &task{edges: side(i), parent: res, decided: decided[i], result: known[i],
+		ts[i] = &task{edges: side(i), parent: res, depth: next, decided: decided[i], result: known[i],
 			claimed: k == 0, done: make(chan struct{})}
 		if k > 0 {
 			x.leave(ts[i])
@@ -338,7 +381,8 @@ func (x *explorer) branch(ctx context.Context, c *symex.Checker, prefix []int32,
 	return out, stop
 }
 
-func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
+// leaf records a path, or a bounded subtree below prefix.
+func (x *explorer) leaf(prefix []int32, res smt.Result, bounded bool) (*Node, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.opts.MaxPaths > 0 && len(x.paths) >= x.opts.MaxPaths {
@@ -346,7 +390,10 @@ func (x *explorer) leaf(prefix []int32, res smt.Result) (*Node, error) {
 		x.stop()
 		return nil, errLimit
 	}
-	x.paths = append(x.paths, Path{Edges: slices.Clone(prefix), Unknown: res == smt.Unknown})
+	if bounded {
+		x.bounded.Add(1)
+	}
+	x.paths = append(x.paths, Path{Edges: slices.Clone(prefix), Bounded: bounded, Unknown: res == smt.Unknown})
 	return &Node{Path: len(x.paths) - 1}, nil
 }
 

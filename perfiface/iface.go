@@ -31,6 +31,9 @@ type Interface struct {
 	PCVs    []PCV
 	Notes   []string // over-approximations; an interface built on them may list infeasible classes
 	Partial bool     // the exploration stopped early: the tree is missing
+	// MaxDepth is the exploration's decision bound (0: none) and Bounded
+	// the number of leaves it cut there (PathInfo.Bounded).
+	MaxDepth, Bounded int
 
 	prog  *bpfprog.Program
 	g     *cfg.Graph // the graph the paths' edges index
@@ -38,6 +41,10 @@ type Interface struct {
 	stats map[*Node]*spread
 	texts map[*Cond]condText
 	negs  map[*Cond]*Cond
+	way   *ways               // of bounded leaves, once needed
+	index map[string]int      // path key → path, for Locate
+	cut   map[string]int      // a bounded leaf's prefix key → path
+	cutAt map[cfg.NodeID]bool // nodes where bounded leaves' prefixes end
 }
 
 // PathInfo is one path of an Interface.
@@ -45,7 +52,12 @@ type PathInfo struct {
 	Metrics
 	Value   Formula `json:"value"`             // the metric as a formula
 	Unknown bool    `json:"unknown,omitempty"` // the solver could not rule it out
-	Edges   []int32 `json:"-"`
+	// Bounded marks a subtree the exploration did not enter: Metrics and
+	// Value are those of the cheapest way through the graph from where
+	// it stopped, Upper those of the dearest; Edges is the prefix.
+	Bounded bool      `json:"bounded,omitempty"`
+	Upper   *PathInfo `json:"upper,omitempty"`
+	Edges   []int32   `json:"-"`
 }
 
 // spread summarises the formulas of a subtree: the range of the constants
@@ -83,7 +95,7 @@ func (s *spread) mid() Formula {
 // Build prices the paths of an exploration for a metric; t is required
 // for MetricCost and gives the PCV terms.
 func Build(ex *Exploration, metric string, t *target.Target, program string) (*Interface, error) {
-	it := &Interface{Program: program, Metric: metric, Root: ex.Root, Notes: ex.Notes, Partial: ex.Truncated,
+	it := &Interface{Program: program, Metric: metric, Root: ex.Root, Notes: ex.Notes, Partial: ex.Truncated, MaxDepth: ex.MaxDepth,
 		prog: ex.G.Prog, g: ex.G, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
 	switch metric {
 	case MetricInsns:
@@ -101,8 +113,14 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 	}
 	it.meas = newMeasurer(ex.G, t)
 	for _, p := range ex.Paths {
+		if p.Bounded {
+			it.Paths = append(it.Paths, it.priceBounded(p))
+			it.Bounded++
+			continue
+		}
 		it.Paths = append(it.Paths, it.price(p.Edges, p.Unknown))
 	}
+	it.indexPaths()
 	for _, p := range it.meas.pcvs {
 		if metric == MetricCost { // the other metrics count BPF work only
 			it.PCVs = append(it.PCVs, p)
@@ -132,35 +150,41 @@ func (it *Interface) price(edges []int32, unknown bool) PathInfo {
 func (it *Interface) summarise(n *Node) *spread {
 	if n.Leaf() {
 		p := it.Paths[n.Path]
-		s := &spread{lo: p.Value.Const, hi: p.Value.Const, coef: map[string][2]float64{}, paths: 1, possible: !p.Unknown}
-		for _, t := range p.Value.Terms {
-			s.coef[t.Var] = [2]float64{t.Coef, t.Coef}
+		s := leafSpread(p.Value, !p.Unknown)
+		if p.Upper != nil {
+			s = s.join(leafSpread(p.Upper.Value, false))
+			s.paths = 1
 		}
 		it.stats[n] = s
 		return s
 	}
-	a, b := it.summarise(n.Then), it.summarise(n.Else)
+	s := it.summarise(n.Then).join(it.summarise(n.Else))
+	it.stats[n] = s
+	return s
+}
+
+func leafSpread(f Formula, possible bool) *spread {
+	s := &spread{lo: f.Const, hi: f.Const, coef: map[string][2]float64{}, paths: 1, possible: possible}
+	for _, t := range f.Terms {
+		s.coef[t.Var] = [2]float64{t.Coef, t.Coef}
+	}
+	return s
+}
+
+// join is the spread of the union of a and b; a term missing from one
+// side has coefficient 0 there.
+func (a *spread) join(b *spread) *spread {
 	s := &spread{lo: math.Min(a.lo, b.lo), hi: math.Max(a.hi, b.hi), coef: map[string][2]float64{},
 		paths: a.paths + b.paths, possible: a.possible || b.possible}
 	for _, x := range []*spread{a, b} {
-		for v, r := range x.coef {
-			if _, ok := s.coef[v]; !ok {
-				s.coef[v] = r
-			}
+		for v := range x.coef {
+			s.coef[v] = [2]float64{}
 		}
 	}
 	for v := range s.coef {
-		ra, oka := a.coef[v]
-		rb, okb := b.coef[v]
-		if !oka {
-			ra = [2]float64{0, 0}
-		}
-		if !okb {
-			rb = [2]float64{0, 0}
-		}
+		ra, rb := a.coef[v], b.coef[v] // zero when missing
 		s.coef[v] = [2]float64{math.Min(ra[0], rb[0]), math.Max(ra[1], rb[1])}
 	}
-	it.stats[n] = s
 	return s
 }
 

@@ -143,11 +143,19 @@ func (m *measurer) metrics(edges []int32) Metrics {
 	} else {
 		mt.Cost.Const = float64(mt.Insns)
 	}
-	for v, c := range terms {
-		mt.Cost.Terms = append(mt.Cost.Terms, Term{Coef: c, Var: v})
-	}
-	sort.Slice(mt.Cost.Terms, func(i, j int) bool { return mt.Cost.Terms[i].Var < mt.Cost.Terms[j].Var })
+	mt.Cost.Terms = sortedTerms(terms)
 	return mt
+}
+
+// sortedTerms turns coefficients by variable into terms sorted by
+// variable.
+func sortedTerms(coefs map[string]float64) []Term {
+	var out []Term
+	for v, c := range coefs {
+		out = append(out, Term{Coef: c, Var: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Var < out[j].Var })
+	return out
 }
 
 // pcvTerms adds the PCV terms of a map operation, priced by the target.

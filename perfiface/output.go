@@ -16,6 +16,8 @@ type JSON struct {
 	Target     string      `json:"target,omitempty"`
 	Resolution float64     `json:"resolution"`
 	Partial    bool        `json:"partial,omitempty"`
+	MaxDepth   int         `json:"max_depth,omitempty"`
+	Bounded    int         `json:"bounded,omitempty"`
 	PCVs       []PCV       `json:"pcvs"`
 	Notes      []string    `json:"notes"`
 	Thresholds []Threshold `json:"thresholds,omitempty"`
@@ -27,7 +29,7 @@ type JSON struct {
 // and the thresholds when asked (they cost one view each).
 func (it *Interface) WriteJSON(w io.Writer, v *View, thresholds bool) error {
 	j := JSON{Program: it.Program, Metric: it.Metric, Unit: it.Unit, Target: it.Target, Resolution: v.Resolution,
-		Partial: it.Partial, PCVs: it.PCVs, Notes: it.Notes, Paths: it.Paths, Tree: v.Root}
+		Partial: it.Partial, MaxDepth: it.MaxDepth, Bounded: it.Bounded, PCVs: it.PCVs, Notes: it.Notes, Paths: it.Paths, Tree: v.Root}
 	if j.PCVs == nil {
 		j.PCVs = []PCV{}
 	}

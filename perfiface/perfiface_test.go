@@ -148,18 +148,10 @@ func TestExactAgainstInterpreter(t *testing.T) {
 			for i, pi := range it.Paths {
 				byEdges[cfg.PathKey(pi.Edges)] = i
 			}
-			vm, maps := newInterp(t, p, interptest.StartState(p, 3))
-			pather := cfg.NewPather(ex.G)
+			run := runner(t, p, ex.G)
 			seen := map[int]bool{}
 			for k, pkt := range pkts {
-				res, err := vm.Run(interp.Input{Packet: pkt, Ifindex: 1}, maps)
-				if err != nil {
-					t.Fatalf("packet %d: %v", k, err)
-				}
-				edges, err := pather.Path(res.Path)
-				if err != nil {
-					t.Fatalf("packet %d: %v", k, err)
-				}
+				res, edges := run(k, pkt)
 				i, ok := byEdges[cfg.PathKey(edges)]
 				if !ok {
 					t.Fatalf("packet %d runs a path the exploration refuted (%d instructions)", k, res.Count)
@@ -171,6 +163,25 @@ func TestExactAgainstInterpreter(t *testing.T) {
 			}
 			t.Logf("%d feasible paths, %d met by %d packets", len(it.Paths), len(seen), len(pkts))
 		})
+	}
+}
+
+// runner runs packets on the interpreter from the test start state and
+// returns each one's result and graph path.
+func runner(t *testing.T, p *bpfprog.Program, g *cfg.Graph) func(k int, pkt []byte) (*interp.Result, []int32) {
+	vm, maps := newInterp(t, p, interptest.StartState(p, 3))
+	pather := cfg.NewPather(g)
+	return func(k int, pkt []byte) (*interp.Result, []int32) {
+		t.Helper()
+		res, err := vm.Run(interp.Input{Packet: pkt, Ifindex: 1}, maps)
+		if err != nil {
+			t.Fatalf("packet %d: %v", k, err)
+		}
+		edges, err := pather.Path(res.Path)
+		if err != nil {
+			t.Fatalf("packet %d: %v", k, err)
+		}
+		return res, edges
 	}
 }
 

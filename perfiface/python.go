@@ -74,6 +74,10 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	if it.Partial {
 		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
 	}
+	if it.Bounded > 0 {
+		p.line(1, "# Bounded: %d subtrees below %d decisions were not explored; each is a class", it.Bounded, it.MaxDepth)
+		p.line(1, "#   whose range runs from the cheapest to the dearest way through the program from there")
+	}
 	for _, n := range it.Notes {
 		p.line(1, "# Note: %s", n)
 	}
@@ -123,9 +127,14 @@ func leafNote(v *VNode) string {
 	if v.Hi > v.Lo {
 		parts = append(parts, fmt.Sprintf("%s..%s", trimFloat(v.Lo), trimFloat(v.Hi)))
 	}
-	if len(v.Paths) > 1 {
+	switch {
+	case len(v.Paths) == 1 && v.Bounded == 1:
+		parts = append(parts, fmt.Sprintf("path %d not explored further", v.Paths[0]))
+	case len(v.Paths) > 1 && v.Bounded > 0:
+		parts = append(parts, fmt.Sprintf("%d paths, %d not explored further", len(v.Paths), v.Bounded))
+	case len(v.Paths) > 1:
 		parts = append(parts, fmt.Sprintf("%d paths", len(v.Paths)))
-	} else if len(v.Paths) == 1 {
+	case len(v.Paths) == 1:
 		parts = append(parts, fmt.Sprintf("path %d", v.Paths[0]))
 	}
 	if v.Unknown {

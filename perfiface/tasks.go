@@ -20,6 +20,7 @@ import (
 type task struct {
 	edges   []int32 // the prefix, ending with the side's edge
 	parent  smt.Result
+	depth   int           // decisions above the side
 	decided bool          // result is known without a check
 	result  smt.Result    // when decided
 	claimed bool          // a worker runs it (guarded by explorer.mu)
@@ -96,7 +97,7 @@ func (x *explorer) run(ctx context.Context, c *symex.Checker, t *task) {
 		}
 	}
 	if r != smt.Unsat {
-		t.node, t.err = x.dfs(ctx, c, t.edges, x.g.Edges[t.edges[len(t.edges)-1]].To, r)
+		t.node, t.err = x.dfs(ctx, c, t.edges, x.g.Edges[t.edges[len(t.edges)-1]].To, r, t.depth)
 	}
 }
 

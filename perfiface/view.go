@@ -28,6 +28,9 @@ type VNode struct {
 	Hi      float64  `json:"hi"`
 	Paths   []int    `json:"paths,omitempty"`
 	Unknown bool     `json:"unknown,omitempty"` // every path of the class may be infeasible
+	// Bounded counts the class's subtrees that were not explored (bounded
+	// leaves, ExploreOptions.MaxDepth): Lo and Hi hold for them too.
+	Bounded int `json:"bounded,omitempty"`
 }
 
 func (v *VNode) leaf() bool { return v.Value != nil }
@@ -76,6 +79,11 @@ func (it *Interface) view(n *Node, l layout, r float64) *VNode {
 		f := s.mid()
 		out := &VNode{Value: &f, Lo: s.lo, Hi: s.hi, Unknown: !s.possible}
 		it.leaves(n, &out.Paths)
+		for _, p := range out.Paths {
+			if it.Paths[p].Bounded {
+				out.Bounded++
+			}
+		}
 		return out
 	}
 	c, then, els := n.Cond, n.Then, n.Else
@@ -150,7 +158,8 @@ func join(a, op, b string) string {
 func merged(a, b *VNode) *VNode {
 	f := *a.Value
 	return &VNode{Value: &f, Lo: min(a.Lo, b.Lo), Hi: max(a.Hi, b.Hi),
-		Paths: append(append([]int(nil), a.Paths...), b.Paths...), Unknown: a.Unknown && b.Unknown}
+		Paths: append(append([]int(nil), a.Paths...), b.Paths...), Unknown: a.Unknown && b.Unknown,
+		Bounded: a.Bounded + b.Bounded}
 }
 
 func (v *View) classes() int {

@@ -26,6 +26,7 @@ import (
 type ifaceFlags struct {
 	progName, tgt, metric, solver string
 	unroll, workers, maxPaths     int
+	maxDepth                      int
 	lb                            loopBounds
 	timeout, timeLimit            time.Duration
 }
@@ -41,6 +42,7 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	fs.StringVar(&f.solver, "solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND`")
 	fs.DurationVar(&f.timeout, "solver-timeout", 2*time.Second, "per-query solver `TIMEOUT`; an undecided branch is kept as possibly feasible")
 	fs.IntVar(&f.maxPaths, "max-paths", 100000, "stop after `N` feasible paths")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "explore at most `N` decisions along a path; deeper subtrees become classes bounded by the cheapest and dearest ways through them (0: no bound)")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop exploring after `DURATION`")
 	return f
 }
@@ -68,12 +70,15 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths,
+	if f.maxDepth < 0 {
+		return nil, fail.Usagef("interface: --max-depth must not be negative")
+	}
+	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths, MaxDepth: f.maxDepth,
 		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}}
 	if isTerminal(stderr) {
 		opts.Progress = func(p perfiface.Progress) {
-			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided), %d branches refuted, %d checks, %.1fs   ",
-				prog.Name, p.Paths, p.Unknown, p.Infeasible, p.Checks, p.Elapsed.Seconds())
+			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided, %d bounded), %d branches refuted, %d checks, %.1fs   ",
+				prog.Name, p.Paths, p.Unknown, p.Bounded, p.Infeasible, p.Checks, p.Elapsed.Seconds())
 		}
 	}
 	ectx := ctx
@@ -150,13 +155,18 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func writeThresholds(w io.Writer, it *perfiface.Interface) error {
-	fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
+	if it.Bounded > 0 {
+		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees below %d decisions not explored, metric %s\n\n",
+			it.Program, len(it.Paths)-it.Bounded, it.Bounded, it.MaxDepth, it.Metric)
+	} else {
+		fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
+	}
 	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
 	for _, t := range it.Thresholds() {
 		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimNum(t.Value), t.Classes, t.Lines)
 	}
 	if it.Partial {
-		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing")
+		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing (--max-depth bounds the tree instead)")
 	}
 	if len(it.Notes) > 0 {
 		fmt.Fprintln(w, "\nnotes:")

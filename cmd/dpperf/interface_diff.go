@@ -96,6 +96,9 @@ func writeDiff(w io.Writer, d *perfiface.Diff) {
 		if s.side.NoInput > 0 {
 			fmt.Fprintf(w, " (%d without an example)", s.side.NoInput)
 		}
+		if s.side.Bounded > 0 {
+			fmt.Fprintf(w, ", %d of the paths subtrees below %d decisions not explored", s.side.Bounded, s.side.MaxDepth)
+		}
 		if s.side.Partial {
 			fmt.Fprint(w, ", PARTIAL")
 		}
