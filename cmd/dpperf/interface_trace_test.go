@@ -101,3 +101,26 @@ func TestInterfaceTraceBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestInterfaceMaxDepthGolden: xdpfilt_alw_ip cut at 6 decisions, as
+// thresholds and as Python at a mid resolution, with the bounded classes
+// marked (go test ./cmd/dpperf -run InterfaceMaxDepth -update rewrites it).
+func TestInterfaceMaxDepthGolden(t *testing.T) {
+	obj := "/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_ip.o"
+	out, errs, code := dpperf(t, "interface", "--max-depth", "6", "--thresholds", obj)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "interface/xdpfilt_alw_ip_d6_thresholds.txt", out)
+	out, errs, code = dpperf(t, "interface", "--max-depth", "6", "--resolution", "60", obj)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "not explored further") {
+		t.Errorf("no class is marked as not explored:\n%s", out)
+	}
+	golden(t, "interface/xdpfilt_alw_ip_d6_r60.py", out)
+	if _, _, code = dpperf(t, "interface", "--max-depth", "-1", obj); code != fail.ExitInput {
+		t.Errorf("--max-depth -1: exit %d, want %d", code, fail.ExitInput)
+	}
+}
