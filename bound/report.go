@@ -118,6 +118,10 @@ func (r *Result) WriteText(w io.Writer) error {
 				if m.Mismatch != "" {
 					fmt.Fprintf(w, "    %s\n", m.Mismatch)
 				}
+				if m.Stateful {
+					fmt.Fprintf(w, "    the packet changes the state so that its repeats take another path: the figure above is mostly theirs;\n")
+					fmt.Fprintf(w, "    %d single runs from the example's state (cold caches, harness noise): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
+				}
 			}
 		} else if pr.Status == "unknown" {
 			fmt.Fprintln(w, "  the solver timed out on this path; it is taken as possible, which keeps the bound valid")

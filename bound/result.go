@@ -120,8 +120,19 @@ type Measured struct {
 	Mismatch       string  `json:"mismatch,omitempty"`
 	Repeat         int     `json:"repeat"`
 	NsPerPacket    float64 `json:"ns_per_packet"` // BPF_PROG_TEST_RUN's mean
-	PacketRate     float64 `json:"packet_rate"`   // one core: 1e9 / ns_per_packet
-	Predicted      []int32 `json:"-"`
+	// Stateful is set when the example changes the state it runs in so
+	// that its repeats leave the path (a new flow that the next repeat
+	// finds): NsPerPacket then times mostly another path. SingleNs times
+	// the path itself, in SingleRuns single runs each after restoring the
+	// state: their median less that of an empty program timed the same
+	// way, plus the empty program's time per run when repeated (the
+	// per-packet cost repeated figures include). Single runs meet cold
+	// caches and the harness's noise.
+	Stateful   bool    `json:"stateful,omitempty"`
+	SingleNs   float64 `json:"single_ns,omitempty"`
+	SingleRuns int     `json:"single_runs,omitempty"`
+	PacketRate float64 `json:"packet_rate"` // one core: 1e9 / ns_per_packet
+	Predicted  []int32 `json:"-"`
 }
 
 // SourceLine is a source location on a path.

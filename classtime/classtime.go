@@ -23,7 +23,9 @@ import (
 type Sample struct {
 	Class  string
 	Packet []byte
-	State  *mapstate.State
+	// Ifindex and RxQueue are the receiving device and queue (0: none).
+	Ifindex, RxQueue uint32
+	State            *mapstate.State
 	// Verdict is what the interpreter returned; every kernel run must
 	// return it too.
 	Verdict uint32
@@ -111,6 +113,13 @@ func Open(p *bpfprog.Program, opts Options) (*Meter, error) {
 	return &Meter{prog: p, opts: opts, run: run, baseline: base}, nil
 }
 
+// BaselineRepeat is the empty program's time per run over n runs in one
+// BPF_PROG_TEST_RUN: the per-packet cost a repeated figure includes.
+func (m *Meter) BaselineRepeat(n int) (float64, error) {
+	d, _, err := m.baseline.Time(testrun.Input{Packet: make([]byte, 64)}, n)
+	return float64(d.Nanoseconds()), err
+}
+
 // Programs returns the kernel programs the meter loaded (for leak checks).
 func (m *Meter) Programs() []*ebpf.Program {
 	return []*ebpf.Program{m.run.Program(), m.baseline.Program()}
@@ -146,7 +155,7 @@ func (m *Meter) Measure(ctx context.Context, samples []Sample) (*Report, error) 
 			return nil, err
 		}
 		for i, s := range samples {
-			in := testrun.Input{Packet: s.Packet}
+			in := testrun.Input{Packet: s.Packet, Ifindex: s.Ifindex, RxQueue: s.RxQueue}
 			if err := m.run.Fill(s.State); err != nil {
 				return nil, fmt.Errorf("sample %d: %w", i, err)
 			}
@@ -198,7 +207,7 @@ func (m *Meter) Measure(ctx context.Context, samples []Sample) (*Report, error) 
 		if err := m.run.Fill(s.State); err != nil {
 			return nil, err
 		}
-		d, _, err := m.run.Time(testrun.Input{Packet: s.Packet}, m.opts.Repeat)
+		d, _, err := m.run.Time(testrun.Input{Packet: s.Packet, Ifindex: s.Ifindex, RxQueue: s.RxQueue}, m.opts.Repeat)
 		if err != nil {
 			return nil, err
 		}

@@ -6,15 +6,17 @@
 package measure
 
 import (
+	"context"
 	"encoding/hex"
-
 	"fmt"
-	"github.com/cilium/ebpf"
-	"github.com/dpperf/dpperf/bpfprog"
 	"slices"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/classtime"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/symex"
@@ -23,6 +25,14 @@ import (
 
 // Repeat is how many runs one timing takes.
 const Repeat = 200000
+
+// SingleRuns is how many single runs time an example that changes its own
+// state (bound.Measured.Stateful).
+const SingleRuns = 301
+
+// repeatCheck is how many times the interpreter repeats an example to see
+// whether its repeats stay on its path.
+const repeatCheck = 16
 
 // Paths measures every path of r that has an example packet, filling in
 // PathReport.Measured.
@@ -85,6 +95,9 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 		}
 	}
 	m.Predicted = nil
+	if m.Stateful, err = leaves(it, maps, in, run.Path); err != nil {
+		return nil, err
+	}
 
 	// The verdict and the time, on the kernel.
 	runner, err := testrun.Load(p, state, testrun.Options{})
@@ -97,19 +110,66 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 		return nil, err
 	}
 	m.KernelVerdict = res.Verdict
-	if err := runner.Fill(state); err != nil {
+	if m.NsPerPacket, err = repeated(runner, state, in); err != nil {
 		return nil, err
 	}
-	d, _, err := runner.Time(in, Repeat)
-	if err != nil {
-		return nil, err
+	if m.Stateful {
+		if m.SingleNs, err = single(p, state, in, res.Verdict); err != nil {
+			return nil, err
+		}
+		m.SingleRuns = SingleRuns
 	}
-	m.NsPerPacket = float64(d.Nanoseconds())
-	if d > 0 {
-		m.PacketRate = 1e9 / float64(d.Nanoseconds())
+	if m.NsPerPacket > 0 {
+		m.PacketRate = 1e9 / m.NsPerPacket
 	}
 	m.VerdictMatches = uint64(m.KernelVerdict) == pr.Example.Verdict&0xffffffff && m.KernelVerdict == m.InterpVerdict
 	return m, nil
+}
+
+// leaves reports whether repeating the example from the state its first
+// run left (as the repeats of one test run do) takes another path than
+// first within repeatCheck runs.
+func leaves(it *interp.Interp, maps *interp.Maps, in testrun.Input, first []int32) (bool, error) {
+	for k := 1; k < repeatCheck; k++ {
+		res, err := it.Run(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps)
+		if err != nil {
+			return false, err
+		}
+		if res.Nondeterministic || !slices.Equal(res.Path, first) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// repeated is the mean time per run of Repeat runs in one test run.
+func repeated(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64, error) {
+	if err := r.Fill(state); err != nil {
+		return 0, err
+	}
+	d, _, err := r.Time(in, Repeat)
+	return float64(d.Nanoseconds()), err
+}
+
+// single times the example in single runs, each after restoring its
+// state (package classtime), and adds the per-packet cost of an empty
+// program when repeated, so the figure compares with repeated ones.
+func single(p *bpfprog.Program, state *mapstate.State, in testrun.Input, verdict uint32) (float64, error) {
+	ct, err := classtime.Open(p, classtime.Options{Runs: SingleRuns, Repeat: -1})
+	if err != nil {
+		return 0, err
+	}
+	defer ct.Close()
+	rep, err := ct.Measure(context.Background(), []classtime.Sample{{Class: "example", Packet: in.Packet,
+		Ifindex: in.Ifindex, RxQueue: in.RxQueue, State: state, Verdict: verdict}})
+	if err != nil {
+		return 0, err
+	}
+	base, err := ct.BaselineRepeat(Repeat)
+	if err != nil {
+		return 0, err
+	}
+	return rep.Classes[0].Net + base, nil
 }
 
 // exampleState turns the solver's map contents into a map state. Maps of

@@ -46,6 +46,7 @@ for i in "${!runs[@]}"; do
     "| \($name) | \($r.naive.packet_rate | m) | \($r.bound.packet_rate | m) | \($slow | m) / \($fast | m) | " +
     "\($r.bound.packet_rate / $slow * 100 | round)% | " +
     (if ($x.path_matches and $x.verdict_matches) then "as predicted"
+       + (if $x.stateful then "; repeats take another path (state change), single runs \(map(.paths[0].measured.single_ns) | min | round)–\(map(.paths[0].measured.single_ns) | max | round) ns" else "" end)
      elif ($x.mismatch // "" | test("cannot be filled")) then "not replayable (AF_XDP socket map)"
      else "differs: \($x.mismatch // "verdict")" end) + " |"' "$tmp/$i".*.json
 done

@@ -185,3 +185,17 @@ func TestBoundBadSolver(t *testing.T) {
 		t.Skip("unexpected file")
 	}
 }
+
+// TestBoundStatefulExample: flowtable's slowest path inserts a new flow,
+// so the repeats of its example find the flow and take another path; the
+// measurement says so and times the path itself in single runs. counter's
+// example changes its map too, but every repeat takes the same path.
+func TestBoundStatefulExample(t *testing.T) {
+	m := sspCase(t, built(t, "flowtable")).Paths[0].Measured
+	if !m.Stateful || m.SingleRuns == 0 || !(m.SingleNs > 0) {
+		t.Errorf("flowtable: stateful %v, %d single runs, %g ns", m.Stateful, m.SingleRuns, m.SingleNs)
+	}
+	if m := sspCase(t, built(t, "counter")).Paths[0].Measured; m.Stateful {
+		t.Error("counter: its repeats are taken as leaving the path")
+	}
+}
