@@ -134,12 +134,13 @@ static __always_inline int record(int tp, struct facts *f)
 		if (!r || !same(r, dev, sector))
 			return 0;
 	}
+	__u64 now = bpf_ktime_get_ns();
 	if (tp < TP_COUNT)
-		r->ts[tp] = bpf_ktime_get_ns();
+		r->ts[tp] = now;
 	if (kind != last_kind)
 		return 0;
 
-	send(r, sizeof(*r));
+	send(r, sizeof(*r), now);
 	r->dev = 0;
 	return 0;
 }
