@@ -279,7 +279,8 @@ func blockLayoutOf(name string) (blockLayout, error) {
 }
 
 // Next returns the next event; io.EOF after Stop once the ring buffer is
-// drained. The kernel sends one record per finished request; Next returns
+// drained. The kernel sends one record per finished request (in batches,
+// see records.md); Next returns
 // its events in path order.
 func (c *BPF) Next() (event.Event, error) {
 	for len(c.queue) == 0 {
