@@ -36,6 +36,14 @@ type blockLayout struct {
 	Opcode   uint16
 }
 
+type blockStage struct {
+	_     structs.HostLayout
+	Words uint32
+	Pad   uint32
+	First uint64
+	Buf   [160]uint64
+}
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
@@ -43,6 +51,7 @@ const (
 	blockMapCounters       = "counters"
 	blockMapEvents         = "events"
 	blockMapInflight       = "inflight"
+	blockMapStaged         = "staged"
 	blockProgBioQueue      = "bio_queue"
 	blockProgBtfBioQueue   = "btf_bio_queue"
 	blockProgBtfGetrq      = "btf_getrq"
@@ -127,6 +136,7 @@ type blockMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
+	Staged   *ebpf.MapSpec `ebpf:"staged"`
 }
 
 // blockVariableSpecs contains global variables before they are loaded into the kernel.
@@ -169,6 +179,7 @@ type blockMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
 	Inflight *ebpf.Map `ebpf:"inflight"`
+	Staged   *ebpf.Map `ebpf:"staged"`
 }
 
 func (m *blockMaps) Close() error {
@@ -176,6 +187,7 @@ func (m *blockMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Inflight,
+		m.Staged,
 	)
 }
 

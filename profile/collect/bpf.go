@@ -2,6 +2,7 @@ package collect
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +52,9 @@ type BPF struct {
 	progs  []namedProg   // attached programs, for Cost
 	nvme   bool          // records of bpf/nvme.c (else bpf/block.c)
 	nkinds [nvmeTPs]uint8
-	kprobe bool // the nvme programs include a kprobe
+	kprobe bool   // the nvme programs include a kprobe
+	batch  []byte // records of the current ring buffer sample not yet returned
+	staged bool   // the staging buffers were read after the ring ran dry
 }
 
 // namedProg is an attached program and what it is attached to.
@@ -276,11 +279,12 @@ func blockLayoutOf(name string) (blockLayout, error) {
 }
 
 // Next returns the next event; io.EOF after Stop once the ring buffer is
-// drained. The kernel sends one record per finished request; Next returns
+// drained. The kernel sends one record per finished request (in batches,
+// see records.md); Next returns
 // its events in path order.
 func (c *BPF) Next() (event.Event, error) {
 	for len(c.queue) == 0 {
-		b, err := c.ring.next()
+		b, err := c.nextRecordBytes()
 		if err != nil {
 			return event.Event{}, err
 		}
@@ -299,7 +303,7 @@ func (c *BPF) Next() (event.Event, error) {
 // Stop once the ring buffer is drained. It and Next must not be mixed.
 func (c *BPF) NextRecord(r *analyze.Record) error {
 	for {
-		b, err := c.ring.next()
+		b, err := c.nextRecordBytes()
 		if err != nil {
 			return err
 		}
@@ -312,10 +316,54 @@ func (c *BPF) NextRecord(r *analyze.Record) error {
 	}
 }
 
+// blockRecordLen is sizeof(struct event) of bpf/block.c.
+const blockRecordLen = 64
+
+// nextRecordBytes returns the next record: a ring buffer sample holds a
+// batch of records of one CPU (records.md). When the ring is drained
+// after Stop, the records still staged per CPU follow, then io.EOF.
+func (c *BPF) nextRecordBytes() ([]byte, error) {
+	size := blockRecordLen
+	if c.nvme {
+		size = nvmeRecordLen
+	}
+	for len(c.batch) < size {
+		b, err := c.ring.next()
+		if errors.Is(err, io.EOF) && !c.staged {
+			c.staged = true
+			b, err = c.readStaged(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.batch = b
+	}
+	b := c.batch[:size]
+	c.batch = c.batch[size:]
+	return b, nil
+}
+
+// readStaged returns the records the programs staged but did not send,
+// of all CPUs. It is called once the programs are detached. block.c and
+// nvme.c share struct stage (common.h), so one Go type reads either.
+func (c *BPF) readStaged() []byte {
+	var per []blockStage
+	if c.coll == nil || c.coll.Maps["staged"].Lookup(uint32(0), &per) != nil {
+		return nil
+	}
+	var out []byte
+	for _, s := range per {
+		for _, w := range s.Buf[:min(int(s.Words), len(s.Buf))] {
+			out = binary.LittleEndian.AppendUint64(out, w)
+		}
+	}
+	return out
+}
+
 // decodeBlockInto fills r from struct event of bpf/block.c; false when
 // the sample is too short.
 func decodeBlockInto(b []byte, kinds *[5]uint8, r *analyze.Record) bool {
-	if len(b) < 59 {
+	if len(b) < blockRecordLen {
 		return false
 	}
 	le := binary.LittleEndian
@@ -337,7 +385,7 @@ func decodeBlockInto(b []byte, kinds *[5]uint8, r *analyze.Record) bool {
 // endian on the architectures bpf2go built for) into the events of the
 // request, in path order.
 func decodeBlockRecord(b []byte, kinds *[5]uint8, out []event.Event) []event.Event {
-	if len(b) < 59 {
+	if len(b) < blockRecordLen {
 		return out
 	}
 	le := binary.LittleEndian

@@ -1,7 +1,8 @@
 // Package collect attaches to the running kernel and streams path events:
 // BPF programs on the block tracepoints (built from bpf/block.c with
 // bpf2go, loaded with cilium/ebpf, filtering and 1-of-N sampling in the
-// kernel, one record per finished request through a ring buffer), BPF
+// kernel, one record per finished request, staged per CPU and sent through
+// a ring buffer in batches), BPF
 // programs for the nvme-tcp path (bpf/nvme.c: nvme, nvmet and block
 // tracepoints and the path's kprobe, records assembled in the kernel
 // across queue/command id and device/sector keys; see records.md) or, for

@@ -59,6 +59,14 @@ type nvmeNvmeEvent struct {
 	Pad    uint8
 }
 
+type nvmeStage struct {
+	_     structs.HostLayout
+	Words uint32
+	Pad   uint32
+	First uint64
+	Buf   [160]uint64
+}
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
@@ -68,6 +76,7 @@ const (
 	nvmeMapEvents          = "events"
 	nvmeMapInflight        = "inflight"
 	nvmeMapJoinslot        = "joinslot"
+	nvmeMapStaged          = "staged"
 	nvmeProgCompleteRq     = "complete_rq"
 	nvmeProgNvRqComplete   = "nv_rq_complete"
 	nvmeProgNvRqIssue      = "nv_rq_issue"
@@ -155,6 +164,7 @@ type nvmeMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
 	Joinslot *ebpf.MapSpec `ebpf:"joinslot"`
+	Staged   *ebpf.MapSpec `ebpf:"staged"`
 }
 
 // nvmeVariableSpecs contains global variables before they are loaded into the kernel.
@@ -206,6 +216,7 @@ type nvmeMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Inflight *ebpf.Map `ebpf:"inflight"`
 	Joinslot *ebpf.Map `ebpf:"joinslot"`
+	Staged   *ebpf.Map `ebpf:"staged"`
 }
 
 func (m *nvmeMaps) Close() error {
@@ -215,6 +226,7 @@ func (m *nvmeMaps) Close() error {
 		m.Events,
 		m.Inflight,
 		m.Joinslot,
+		m.Staged,
 	)
 }
 

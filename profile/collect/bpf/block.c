@@ -4,10 +4,10 @@
 // kernel, whether a request is profiled (device, type, size filter and 1 of
 // N sampling) and starts its record in a table indexed by a hash of (dev, sector);
 // later events add their timestamp to the record, and the last event sends
-// the whole record (one ring buffer entry per request, not per event) and
-// removes it. Records go to user space through a ring buffer, which the
-// reader polls (common.h); records lost to a full ring are counted in a
-// per-CPU array.
+// the whole record (one record per request, not per event) and removes it.
+// Records are staged per CPU and go to user space through a ring buffer in
+// batches, which the reader polls (common.h); records lost to a full ring
+// are counted in a per-CPU array.
 //
 // Two program sets read the same facts. The tp_btf programs get the
 // kernel's struct request / struct bio pointers directly (no trace record
@@ -134,12 +134,13 @@ static __always_inline int record(int tp, struct facts *f)
 		if (!r || !same(r, dev, sector))
 			return 0;
 	}
+	__u64 now = bpf_ktime_get_ns();
 	if (tp < TP_COUNT)
-		r->ts[tp] = bpf_ktime_get_ns();
+		r->ts[tp] = now;
 	if (kind != last_kind)
 		return 0;
 
-	send(r, sizeof(*r));
+	send(r, sizeof(*r), now);
 	r->dev = 0;
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What block.c and nvme.c share: request types and facts, the layout of
 // the tracepoint records they read, the filter and sampling constants, the
-// per-CPU counters, and the ring buffer with its batched wake-up.
+// per-CPU counters, and the ring buffer with its per-CPU staging.
 #ifndef DPPERF_PROFILE_COMMON_H
 #define DPPERF_PROFILE_COMMON_H
 
@@ -81,16 +81,71 @@ static __always_inline int wanted(__u8 op, __u32 bytes)
 	return !(filter_op && op != filter_op) && bytes >= min_bytes && !(max_bytes && bytes > max_bytes);
 }
 
-// send copies a finished record into the ring buffer, counting it as lost
-// when the buffer is full. A wake-up per request (or per batch) costs the
-// profiled requests more than the records: the reader polls on a timer and
-// is woken only when wakeup_bytes are queued (a quarter of the ring, set by
-// user space), so that a burst cannot fill the ring between two polls.
-static __always_inline void send(void *rec, __u64 size)
+// Finished records wait in a per-CPU staging buffer and go into the ring
+// buffer in batches: one bpf_ringbuf_output (its lock, its header and the
+// shared producer position) per STAGE_BYTES of records instead of one per
+// request. A batch goes out when the next record would not fit, or when
+// its first record finished STAGE_AGE_NS ago, so that records of a quiet
+// CPU wait at most that long (measured at the next record of that CPU).
+// Only the program of the path's last event stages records, and a program
+// does not run nested in itself on one CPU, so each CPU's buffer has one
+// writer at a time. User space reads what is still staged after the
+// programs are detached (staged records are never lost at the end of a
+// run). Records of a batch that does not fit the ring are counted as lost.
+#define STAGE_WORDS 160 // 1280 bytes: 20 block records, 16 nvme records
+#define STAGE_AGE_NS 10000000ULL
+
+struct stage {
+	__u32 words; // 8-byte words staged
+	__u32 pad;
+	__u64 first; // when the first staged record finished
+	__u64 buf[STAGE_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stage);
+} staged SEC(".maps");
+
+static __always_inline void count_n(__u32 idx, __u64 n)
 {
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+	if (v)
+		*v += n;
+}
+
+// send stages a finished record of size bytes (a multiple of 8 known at
+// compile time) that finished at now. The reader is woken only when
+// wakeup_bytes (a quarter of the ring, set by user space) are queued, so
+// that a burst cannot fill the ring between two of its polls; otherwise
+// it polls on a timer.
+static __always_inline void send(void *rec, __u32 size, __u64 now)
+{
+	const __u32 n = size / 8;
+	__u32 zero = 0;
+	struct stage *s = bpf_map_lookup_elem(&staged, &zero);
+	if (!s)
+		return;
+	__u32 w = s->words;
+	if (w > STAGE_WORDS - n)
+		w = 0; // cannot happen: a full buffer was sent
+	if (w == 0)
+		s->first = now;
+	__u64 *src = rec;
+#pragma unroll
+	for (__u32 i = 0; i < n; i++)
+		s->buf[w + i] = src[i];
+	w += n;
+	if (w <= STAGE_WORDS - n && now - s->first < STAGE_AGE_NS) {
+		s->words = w;
+		return;
+	}
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, rec, size, flags) != 0)
-		count(0);
+	if (bpf_ringbuf_output(&events, s->buf, w * 8, flags) != 0)
+		count_n(0, w / n);
+	s->words = 0;
 }
 
 // op_of_rwbs reads the block layer's rwbs string ("R", "WS", "FWS" ...).

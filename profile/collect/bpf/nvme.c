@@ -216,7 +216,7 @@ static __always_inline int record(int tp, struct facts *f)
 	if ((filter_dev && r->dev != filter_dev) || !wanted(r->op, r->bytes))
 		count(3);
 	else
-		send(r, sizeof(*r));
+		send(r, sizeof(*r), now);
 	struct facts rf = {.sector = r->sector, .dev = r->dev, .qid = r->qid, .cid = r->cid};
 	struct key other = {};
 	key_of(&other, pk.space == SPACE_NVME ? SPACE_BLOCK : SPACE_NVME, &rf);
