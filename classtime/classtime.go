@@ -241,20 +241,6 @@ func (m *Meter) stable(s Sample) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var first []int32
-	for k := 0; k < min(m.opts.Repeat, 16); k++ {
-		res, err := it.Run(interp.Input{Packet: s.Packet}, maps)
-		if err != nil {
-			return false, err
-		}
-		if res.Nondeterministic {
-			return false, nil
-		}
-		if k == 0 {
-			first = res.Path
-		} else if !slices.Equal(first, res.Path) {
-			return false, nil
-		}
-	}
-	return true, nil
+	_, same, err := it.Repeat(interp.Input{Packet: s.Packet, Ifindex: s.Ifindex, RxQueue: s.RxQueue}, maps, min(m.opts.Repeat, 16))
+	return same, err
 }

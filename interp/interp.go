@@ -160,6 +160,27 @@ func where(p *bpfprog.Program, i int) string {
 	return fmt.Sprintf("instruction %d", i)
 }
 
+// Repeat runs in n times (at least once) on maps, which carry their state
+// from one run to the next as the repeats of one BPF_PROG_TEST_RUN do. It
+// returns the first run's result and whether every run executed the first
+// one's instructions without reading the clock or random numbers: whether
+// repeats time that one path.
+func (it *Interp) Repeat(in Input, maps *Maps, n int) (*Result, bool, error) {
+	first, err := it.Run(in, maps)
+	if err != nil {
+		return nil, false, err
+	}
+	same := !first.Nondeterministic
+	for k := 1; k < n && same; k++ {
+		res, err := it.Run(in, maps)
+		if err != nil {
+			return nil, false, err
+		}
+		same = !res.Nondeterministic && slices.Equal(res.Path, first.Path)
+	}
+	return first, same, nil
+}
+
 // Run runs the program on in with maps, which the run mutates. The error
 // names the instruction at fault; a run that errs has no result.
 func (it *Interp) Run(in Input, maps *Maps) (*Result, error) {

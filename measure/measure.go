@@ -82,7 +82,7 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	if err != nil {
 		return nil, err
 	}
-	run, err := it.Run(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps)
+	run, stays, err := it.Repeat(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps, repeatCheck)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +95,7 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 		}
 	}
 	m.Predicted = nil
-	if m.Stateful, err = leaves(it, maps, in, run.Path); err != nil {
-		return nil, err
-	}
+	m.Stateful = !stays
 
 	// The verdict and the time, on the kernel.
 	runner, err := testrun.Load(p, state, testrun.Options{})
@@ -124,22 +122,6 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	}
 	m.VerdictMatches = uint64(m.KernelVerdict) == pr.Example.Verdict&0xffffffff && m.KernelVerdict == m.InterpVerdict
 	return m, nil
-}
-
-// leaves reports whether repeating the example from the state its first
-// run left (as the repeats of one test run do) takes another path than
-// first within repeatCheck runs.
-func leaves(it *interp.Interp, maps *interp.Maps, in testrun.Input, first []int32) (bool, error) {
-	for k := 1; k < repeatCheck; k++ {
-		res, err := it.Run(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps)
-		if err != nil {
-			return false, err
-		}
-		if res.Nondeterministic || !slices.Equal(res.Path, first) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // repeated is the mean time per run of Repeat runs in one test run.

@@ -118,6 +118,16 @@ func (it *Interface) Locate(edges []int32) (int, bool) {
 	return 0, false
 }
 
+// runValue is the value of an input that ran along edges and belongs to
+// path p: the path's formula, or, in a bounded subtree, that of its own
+// way through it.
+func (it *Interface) runValue(p int, edges []int32) Formula {
+	if it.Paths[p].Bounded {
+		return it.price(edges, false).Value
+	}
+	return it.Paths[p].Value
+}
+
 // indexPaths builds what Locate looks paths up in.
 func (it *Interface) indexPaths() {
 	it.index = make(map[string]int, len(it.Paths))

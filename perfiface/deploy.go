@@ -137,12 +137,8 @@ func (d *Deployment) Price(pkt *replay.Packet) (pc PacketCost, ok bool) {
 		return pc, false
 	}
 	vars := PCVValues(pkt.Result)
-	f := d.It.Paths[p].Value
-	if d.It.Paths[p].Bounded {
-		f = d.It.price(pkt.Edges, false).Value // its own way through the subtree
-	}
 	return PacketCost{Index: pkt.Index, Path: p, Class: d.pathClass[p], Insns: pkt.Result.Count,
-		Cost: math.Round(f.Eval(vars)*1e6) / 1e6, Vars: vars}, true
+		Cost: math.Round(d.It.runValue(p, pkt.Edges).Eval(vars)*1e6) / 1e6, Vars: vars}, true
 }
 
 // PCVValues sums the PCVs of a run's map operations per map and PCV name,

@@ -437,10 +437,7 @@ func (s *diffSide) run(ex *symex.Example, from *diffSide, notes map[string]bool)
 	}
 	r := diffRun{class: -1, path: -1}
 	if p, ok := s.it.Locate(edges); ok {
-		r.path, r.class, r.formula = p, s.class[p], s.it.Paths[p].Value
-		if s.it.Paths[p].Bounded {
-			r.formula = s.it.price(edges, false).Value
-		}
+		r.path, r.class, r.formula = p, s.class[p], s.it.runValue(p, edges)
 	} else {
 		notes[fmt.Sprintf("an example took a path of the %s program that its exploration did not reach", s.name)] = true
 		r.formula = s.it.price(edges, false).Value
