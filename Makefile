@@ -64,6 +64,13 @@ bench: setup build bpf
 	# time to the naive bound and to the slowest satisfiable path of every program
 	scripts/bench-bound.sh $(BIN) $(BPF_OUT)
 
+# Path explosion: stream intermediate bounds of explode_pairs for DURATION
+# (default 10m), then print paths per second and peak memory.
+DURATION ?= 10m
+.PHONY: demo-explode
+demo-explode: setup build bpf
+	scripts/explode-demo.sh $(BIN) $(BPF_OUT)/explode_pairs.o $(DURATION)
+
 fuzz: setup bpf
 	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
 	  for f in $$(grep -ho 'func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | cut -c6-); do \
@@ -188,7 +195,7 @@ calibrate: build
 # programs (not the programs evidence-calibrate bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
-FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o,$(wildcard $(BPF_OUT)/*.o))
+FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
 fit: build bpf
 	$(BIN) targets fit --target build/host.yaml --out build/host-fit.yaml --samples build/fit-samples.json \
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)

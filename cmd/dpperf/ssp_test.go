@@ -132,11 +132,12 @@ func TestBoundSSPLibXDP(t *testing.T) {
 	}
 }
 
-// TestBoundStreamExplode: every slow path of explode is contradictory;
-// cut short, the search reports an intermediate bound, and the streamed
-// series improves strictly.
-func TestBoundStreamExplode(t *testing.T) {
-	out, errs, code := dpperf(t, "bound", "--stream", "--time-limit", "3s", built(t, "explode"))
+// streamed runs bound --stream with a short time limit on an example and
+// returns the streamed bounds and the final result. The series must rise
+// and end at or above the reported bound.
+func streamed(t *testing.T, name string) ([]float64, *bound.Result) {
+	t.Helper()
+	out, errs, code := dpperf(t, "bound", "--stream", "--time-limit", "3s", built(t, name))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -168,11 +169,34 @@ func TestBoundStreamExplode(t *testing.T) {
 	if bounds[len(bounds)-1] <= bounds[0] {
 		t.Fatalf("bound never improved: %v", bounds)
 	}
-	if k := last.Result.Kind; k != "intermediate" && k != "ssp" {
-		t.Fatalf("kind %s", k)
+	r := last.Result
+	if r.Kind == "intermediate" && r.Bound.PacketRate > bounds[len(bounds)-1]*1.0000001 {
+		t.Fatalf("intermediate bound %g above the last streamed %g", r.Bound.PacketRate, bounds[len(bounds)-1])
 	}
-	if last.Result.Kind == "intermediate" && last.Result.Bound.PacketRate > bounds[len(bounds)-1]*1.0000001 {
-		t.Fatalf("intermediate bound %g above the last streamed %g", last.Result.Bound.PacketRate, bounds[len(bounds)-1])
+	return bounds, r
+}
+
+// TestBoundStreamExplode: every slow path of explode is contradictory;
+// cut short, the search reports an intermediate bound, and the streamed
+// series improves strictly.
+func TestBoundStreamExplode(t *testing.T) {
+	if _, r := streamed(t, "explode"); r.Kind != "intermediate" && r.Kind != "ssp" {
+		t.Fatalf("kind %s", r.Kind)
+	}
+}
+
+// TestBoundStreamExplodePairs: explode_pairs relates two unknown bytes in
+// each contradiction, so folding cannot refute every path and the solver
+// must; its search cannot end within the limit, and every path it
+// decided was impossible.
+func TestBoundStreamExplodePairs(t *testing.T) {
+	_, r := streamed(t, "explode_pairs")
+	s := r.Search
+	if r.Kind != "intermediate" || s.Refuted != s.Checked || s.Unknown != 0 {
+		t.Fatalf("kind %s, %d paths checked, %d refuted, %d unknown", r.Kind, s.Checked, s.Refuted, s.Unknown)
+	}
+	if s.Folded >= s.Refuted || s.Solver == 0 {
+		t.Fatalf("%d of %d refuted by folding, %d solver checks: the solver was not needed", s.Folded, s.Refuted, s.Solver)
 	}
 }
 
