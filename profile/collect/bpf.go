@@ -331,7 +331,7 @@ func (c *BPF) nextRecordBytes() ([]byte, error) {
 		b, err := c.ring.next()
 		if errors.Is(err, io.EOF) && !c.staged {
 			c.staged = true
-			b, err = c.readStaged(), nil
+			b, err = c.readStaged()
 		}
 		if err != nil {
 			return nil, err
@@ -345,11 +345,16 @@ func (c *BPF) nextRecordBytes() ([]byte, error) {
 
 // readStaged returns the records the programs staged but did not send,
 // of all CPUs. It is called once the programs are detached. block.c and
-// nvme.c share struct stage (common.h), so one Go type reads either.
-func (c *BPF) readStaged() []byte {
+// nvme.c share struct stage (common.h), so one Go type reads either. A
+// failed read is an error: the records it would have returned cannot be
+// counted as lost, since nobody knows how many there were.
+func (c *BPF) readStaged() ([]byte, error) {
+	if c.coll == nil {
+		return nil, nil
+	}
 	var per []blockStage
-	if c.coll == nil || c.coll.Maps["staged"].Lookup(uint32(0), &per) != nil {
-		return nil
+	if err := c.coll.Maps["staged"].Lookup(uint32(0), &per); err != nil {
+		return nil, fmt.Errorf("reading the records staged per CPU: %w", err)
 	}
 	var out []byte
 	for _, s := range per {
@@ -357,7 +362,7 @@ func (c *BPF) readStaged() []byte {
 			out = binary.LittleEndian.AppendUint64(out, w)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // decodeBlockInto fills r from struct event of bpf/block.c; false when
