@@ -22,6 +22,9 @@ type bench struct {
 	aux     []string                // per copy: measurements of the other instructions, subtracted
 	raw     bool                    // the program alone, no copies: per_packet
 	full    bool                    // a variant --quick leaves out: rarely the dearest
+	// pcv, when set, verifies each loaded program and its maps before
+	// they are timed (check.go); an error leaves the bench unmeasured.
+	pcv *pcvCheck
 }
 
 // group sizes the number of copies: cheap instructions need many for the

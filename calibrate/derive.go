@@ -117,6 +117,7 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 	}
 	r.deriveMemory(d, t, vec, estimated)
 	r.deriveHelpers(d, t, vec, estimated)
+	notes := r.derivePCV(d, t, vec, estimated)
 	t.Estimated = estimated
 	t.Name = name
 	cpuName, kernel := hostCPU(), hostKernel()
@@ -132,7 +133,7 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 		r.Options.Percentile, r.Options.Runs, r.Options.CPU, model0)
 	t.Calibration = &target.Calibration{
 		CPU: cpuName, Kernel: kernel, Date: r.Date.UTC().Format("2006-01-02T15:04:05Z"), Processor: r.Options.CPU,
-		Runs: r.Options.Runs, Percentile: r.Options.Percentile, Model: model, Spread: d.spread,
+		Runs: r.Options.Runs, Percentile: r.Options.Percentile, Model: model, Spread: d.spread, Notes: notes,
 	}
 	return t, nil
 }
@@ -241,6 +242,37 @@ func (r *Result) deriveHelpers(d *deriver, t *target.Target, vec func(float64) t
 			estimated["helpers."+h] = true
 		}
 	}
+}
+
+// derivePCV prices the PCVs per unit per map type (pcvKinds). A
+// difference that is not positive (the PCV costs nothing this host can
+// tell apart from noise) is written as the floor, and a note says so;
+// PCVs not measured keep the built-in estimate.
+func (r *Result) derivePCV(d *deriver, t *target.Target, vec func(float64) target.Vec, estimated map[string]bool) []string {
+	var notes []string
+	if t.PCV == nil {
+		t.PCV = map[string]map[string]target.Vec{}
+	}
+	for _, k := range pcvKinds {
+		mt := target.MapTypeName(k.typ)
+		for _, name := range k.names {
+			key := "pcv." + mt + "." + name
+			x, ok := d.pick(key)
+			if !ok {
+				estimated[key] = true
+				continue
+			}
+			if x <= 0 {
+				notes = append(notes, fmt.Sprintf("%s: the p%g difference is %.3g ns, not positive: written as %g ns",
+					key, r.Options.Percentile, x, floor))
+			}
+			if t.PCV[mt] == nil {
+				t.PCV[mt] = map[string]target.Vec{}
+			}
+			t.PCV[mt][name] = vec(x)
+		}
+	}
+	return notes
 }
 
 // hostCPU is the model name of the first processor in /proc/cpuinfo.

@@ -2,11 +2,13 @@ package calibrate
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -38,7 +40,18 @@ var mapKinds = []mapKind{
 	{typ: ebpf.PerCPUHash, keys: []uint32{4, 16, 40}},
 	{typ: ebpf.LRUHash, keys: []uint32{4, 16, 40}},
 	{typ: ebpf.LRUCPUHash, keys: []uint32{4, 16, 40}},
-	{typ: ebpf.LPMTrie, keys: []uint32{8}, flags: 1}, // BPF_F_NO_PREALLOC
+	{typ: ebpf.LPMTrie, keys: []uint32{8}, flags: noPrealloc},
+}
+
+const noPrealloc = 1 // BPF_F_NO_PREALLOC, which LPM tries require
+
+// mapValue is a value of v for a map of type typ: one per possible CPU
+// for per-CPU maps.
+func mapValue(typ ebpf.MapType, v uint64, ncpu int) any {
+	if mapstate.PerCPU(typ) {
+		return slices.Repeat([]uint64{v}, ncpu)
+	}
+	return v
 }
 
 // testMap is a map of kind k with key size ks holding the key the
@@ -46,25 +59,16 @@ var mapKinds = []mapKind{
 // among 63 others.
 func testMap(k mapKind, ks uint32, ncpu int) mapDef {
 	m := mapDef{name: "m", typ: k.typ, key: ks, value: 8, max: 256, flags: k.flags}
-	val := func(v uint64) any {
-		if k.typ == ebpf.PerCPUArray || k.typ == ebpf.PerCPUHash || k.typ == ebpf.LRUCPUHash {
-			return make([]uint64, ncpu)
-		}
-		return v
-	}
 	switch k.typ {
 	case ebpf.Array, ebpf.PerCPUArray:
-		m.contents = []ebpf.MapKV{{Key: uint32(0), Value: val(0)}}
+		m.contents = []ebpf.MapKV{{Key: uint32(0), Value: mapValue(k.typ, 0, ncpu)}}
 	case ebpf.LPMTrie:
-		for _, plen := range []uint32{8, 16, 24, 32} {
-			key := binary.LittleEndian.AppendUint32(nil, plen)
-			m.contents = append(m.contents, ebpf.MapKV{Key: append(key, 10, 1, 2, 3), Value: val(uint64(plen))})
-		}
+		m.contents = trieEntries([]uint32{8, 16, 24, 32})
 	default:
 		for i := range 64 {
 			key := make([]byte, ks)
 			binary.LittleEndian.PutUint32(key, uint32(i)*2654435761)
-			m.contents = append(m.contents, ebpf.MapKV{Key: key, Value: val(uint64(i))})
+			m.contents = append(m.contents, ebpf.MapKV{Key: key, Value: mapValue(k.typ, uint64(i), ncpu)})
 		}
 	}
 	return m
@@ -84,6 +88,11 @@ func keySetup(k mapKind) func(b *builder) {
 func mapArgs(b *builder) {
 	b.add(asm.LoadMapPtr(asm.R1, 0).WithReference("m"),
 		asm.Mov.Reg(asm.R2, asm.R10), asm.Add.Imm(asm.R2, keyOff))
+}
+
+func lookupCopy(b *builder, i int) {
+	mapArgs(b)
+	b.add(asm.FnMapLookupElem.Call())
 }
 
 func updateCopy(b *builder) {
@@ -109,7 +118,7 @@ func mapBenches(ncpu int) []*bench {
 			maps := []mapDef{testMap(k, ks, ncpu)}
 			bs = append(bs, &bench{key: "helpers.map_lookup_elem." + mt, variant: variant, group: helperGroup,
 				maps: maps, full: ks != k.keys[len(k.keys)-1], setup: keySetup(k), aux: lookupAux,
-				copy: func(b *builder, i int) { mapArgs(b); b.add(asm.FnMapLookupElem.Call()) }})
+				copy: lookupCopy})
 			if ks != k.keys[len(k.keys)-1] {
 				continue // updates and deletes with the largest key only
 			}

@@ -18,6 +18,7 @@ const (
 	pktOne     = 24 // u64 1
 	pktOneToo  = 32 // u64 1 (equal to pktOne, for taken branches)
 	pktThree   = 40 // u64 3
+	pktZero    = 48 // u64 0
 )
 
 // packet is the input of every run: 128 bytes, an Ethernet/IPv4 frame

@@ -113,6 +113,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	start := time.Now()
 	benches := append(append(append(classBenches(), memoryBenches()...), mapBenches(ncpu)...), helperBenches()...)
+	benches = append(benches, pcvBenches(ncpu)...)
 	var ls []*loaded
 	defer func() {
 		for _, l := range ls {
@@ -173,11 +174,11 @@ func (l *loaded) load(opts Options) error {
 	}
 	l.k = k * bn.opsPerCopy()
 	var err error
-	if l.base, err = newCollection(bn.build(base).spec(bn.maps), opts); err != nil {
+	if l.base, err = bn.load(base, opts); err != nil {
 		return err
 	}
 	if !bn.raw {
-		if l.full, err = newCollection(bn.build(base+k).spec(bn.maps), opts); err != nil {
+		if l.full, err = bn.load(base+k, opts); err != nil {
 			return err
 		}
 	}
@@ -193,6 +194,20 @@ func (l *loaded) load(opts Options) error {
 	l.baseN = int(min(max(want/(20+perCopy*float64(base)), 100), 1e6))
 	l.fullN = int(min(max(want/(20+perCopy*float64(base+k)), 100), 1e6))
 	return nil
+}
+
+// load loads the program with k copies and checks it (bench.pcv).
+func (bn *bench) load(k int, opts Options) (*ebpf.Collection, error) {
+	b := bn.build(k)
+	c, err := newCollection(b.spec(bn.maps), opts)
+	if err != nil || bn.pcv == nil {
+		return c, err
+	}
+	if err := bn.pcv.check(b, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 func newCollection(spec *ebpf.CollectionSpec, opts Options) (*ebpf.Collection, error) {

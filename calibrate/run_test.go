@@ -76,14 +76,7 @@ func TestRunSubset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := target.Marshal(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := target.Parse(data)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
+	back := roundTrip(t, tg)
 	if back.Calibration == nil || back.Calibration.Runs != 3 || back.Calibration.Spread["classes.alu64"].Variant != "indep" {
 		t.Errorf("calibration %+v", back.Calibration)
 	}
@@ -110,4 +103,18 @@ func TestRunCancel(t *testing.T) {
 	if left := bpftest.StillLoaded(l.progs); len(left) > 0 {
 		t.Errorf("programs %v still loaded", left)
 	}
+}
+
+// roundTrip writes tg and reads it back.
+func roundTrip(t *testing.T, tg *target.Target) *target.Target {
+	t.Helper()
+	data, err := target.Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := target.Parse(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	return back
 }

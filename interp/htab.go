@@ -73,24 +73,42 @@ func newHtab(mm *mapModel, seed uint32, flags uint32) *htab {
 		h.perCap = int(max / n)
 		h.perCPU = make([]int, mm.ncpu)
 	}
-	h.nb = 1
-	if max > 1 {
-		h.nb = 1 << bits.Len32(max-1)
-	}
+	h.nb = nBuckets(max)
 	h.buckets = make([][]*helem, h.nb)
 	return h
 }
 
-// bucket returns the bucket index of key.
-func (h *htab) bucket(key []byte) uint32 {
+// nBuckets is roundup_pow_of_two(maxEntries), at least 1.
+func nBuckets(maxEntries uint32) uint32 {
+	if maxEntries <= 1 {
+		return 1
+	}
+	return 1 << bits.Len32(maxEntries-1)
+}
+
+// HashBucket returns the bucket the kernel's hash map (hash, percpu_hash,
+// lru_hash, lru_percpu_hash) puts key in: jhash2 of the key's 32-bit words
+// (jhash when the key size is not a multiple of 4) with seed, masked to
+// n_buckets = roundup_pow_of_two(maxEntries). The seed is 0 for a map
+// created with BPF_F_ZERO_SEED (otherwise the kernel draws it at random).
+// For an LRU map with BPF_F_NO_COMMON_LRU, pass max_entries rounded up to
+// a multiple of the CPU count, as the kernel does.
+func HashBucket(key []byte, maxEntries, seed uint32) uint32 {
+	return bucketOf(key, seed, nBuckets(maxEntries))
+}
+
+func bucketOf(key []byte, seed, nb uint32) uint32 {
 	var hash uint32
 	if len(key)%4 == 0 {
-		hash = jhash2(key, h.seed)
+		hash = jhash2(key, seed)
 	} else {
-		hash = jhash(key, h.seed)
+		hash = jhash(key, seed)
 	}
-	return hash & (h.nb - 1)
+	return hash & (nb - 1)
 }
+
+// bucket returns the bucket index of key.
+func (h *htab) bucket(key []byte) uint32 { return bucketOf(key, h.seed, h.nb) }
 
 // find returns the element holding key, the bucket, and the number of keys
 // compared (all of the chain on a miss).

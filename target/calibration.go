@@ -18,6 +18,9 @@ type Calibration struct {
 	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
 	// distribution of its runs.
 	Spread map[string]Spread `yaml:"spread"`
+	// Notes say where a cost is not what was measured, e.g. a
+	// difference that came out negative and was written as a floor.
+	Notes []string `yaml:"notes,omitempty"`
 	// Fit, when set, says the costs were scaled by group to match timed
 	// paths of real programs (dpperf targets fit).
 	Fit *Fit `yaml:"fit,omitempty"`

@@ -138,6 +138,13 @@ func calibrationNode(c *Calibration) *yaml.Node {
 		add(spread, k, e)
 	}
 	add(n, "spread", spread)
+	if len(c.Notes) > 0 {
+		notes := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, note := range c.Notes {
+			notes.Content = append(notes.Content, str(note))
+		}
+		add(n, "notes", notes)
+	}
 	if f := c.Fit; f != nil {
 		fn := mapping(false)
 		add(fn, "kind", str(f.Kind))

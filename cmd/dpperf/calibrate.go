@@ -98,8 +98,9 @@ func writeAtomic(ctx context.Context, path string, data []byte) error {
 	return os.Rename(f.Name(), path)
 }
 
-// calibrationTable prints every measured cost with its spread; failed
-// micro-programs are listed with the reason.
+// calibrationTable prints every measured cost with its spread (PCV costs
+// per unit of the PCV, pcv.TYPE.PCV); failed micro-programs are listed
+// with the reason, then the calibration's notes.
 func calibrationTable(w io.Writer, res *calibrate.Result, t *target.Target) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "cost\tns\tmin\tmedian\tp%g\tmax\tspread\tvariant\n", res.Options.Percentile)
@@ -130,6 +131,9 @@ func calibrationTable(w io.Writer, res *calibrate.Result, t *target.Target) erro
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "not measured (estimated from the built-in x86-64 table):\n%s\n", strings.Join(failed, "\n"))
+	}
+	if notes := t.Calibration.Notes; len(notes) > 0 {
+		fmt.Fprintf(w, "notes:\n  %s\n", strings.Join(notes, "\n  "))
 	}
 	return nil
 }

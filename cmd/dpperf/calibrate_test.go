@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/target"
 )
@@ -23,7 +24,8 @@ func TestTargetsCalibrate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "per_packet") || !strings.Contains(out, "helpers.map_lookup_elem.hash") {
+	if !strings.Contains(out, "per_packet") || !strings.Contains(out, "helpers.map_lookup_elem.hash") ||
+		!strings.Contains(out, "pcv.lru_hash.traversals") || !strings.Contains(out, "pcv.lpm_trie.stages") {
 		t.Errorf("table:\n%s", out)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".host.yaml.*")); len(left) > 0 {
@@ -54,8 +56,11 @@ func TestTargetsCalibrate(t *testing.T) {
 			t.Errorf("spread of %s: %+v", k, s)
 		}
 	}
-	if tg.Estimated["classes.alu64"] || !tg.Estimated["helpers.tail_call"] {
+	if tg.Estimated["classes.alu64"] || !tg.Estimated["helpers.tail_call"] || tg.Estimated["pcv.hash.traversals"] {
 		t.Errorf("estimated: %v", tg.Estimated)
+	}
+	if v := tg.PCV["lpm_trie"]["stages"][0]; v <= 0 || v != calibrate.RoundUp(c.Spread["pcv.lpm_trie.stages"].High, 0.01) {
+		t.Errorf("pcv: %v, spread of stages %+v", tg.PCV, c.Spread["pcv.lpm_trie.stages"])
 	}
 
 	for _, obj := range testobj.LibXDP(t) {
