@@ -3,7 +3,6 @@ package calibrate
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/cilium/ebpf"
@@ -12,6 +11,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 // pcvCheck verifies a PCV micro-program before it is timed, so that its
@@ -90,27 +90,10 @@ func (pc *pcvCheck) interp(b *builder) ([][]byte, error) {
 	return order, nil
 }
 
-// kernelKeys lists the keys of a kernel map in the order
-// BPF_MAP_GET_NEXT_KEY returns them.
-func kernelKeys(m *ebpf.Map) ([][]byte, error) {
-	var keys [][]byte
-	var prev any
-	for {
-		var k []byte
-		if err := m.NextKey(prev, &k); err != nil {
-			if errors.Is(err, ebpf.ErrKeyNotExist) {
-				return keys, nil
-			}
-			return nil, fmt.Errorf("walk the kernel's map: %w", err)
-		}
-		keys, prev = append(keys, k), k
-	}
-}
-
 // kernelOrder compares the keys of a kernel hash map, in the order
 // BPF_MAP_GET_NEXT_KEY returns them, with want.
 func kernelOrder(m *ebpf.Map, want [][]byte) error {
-	got, err := kernelKeys(m)
+	got, err := testrun.MapKeys(m)
 	if err != nil {
 		return err
 	}

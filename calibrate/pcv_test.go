@@ -14,6 +14,7 @@ import (
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/target"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 // TestPCVPrograms: on the interpreter, every PCV micro-program reports the
@@ -76,7 +77,7 @@ func TestChainKeysOneKernelBucket(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		walk, err := kernelKeys(m)
+		walk, err := testrun.MapKeys(m)
 		if err != nil {
 			t.Fatal(err)
 		}

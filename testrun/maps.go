@@ -181,6 +181,12 @@ func (r *Runner) Keys(name string) ([][]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("no map %s", name)
 	}
+	return MapKeys(m)
+}
+
+// MapKeys returns the keys of m in the order BPF_MAP_GET_NEXT_KEY walks
+// them (for a hash map: bucket by bucket, each chain from its head).
+func MapKeys(m *ebpf.Map) ([][]byte, error) {
 	var keys [][]byte
 	var prev any
 	for {
@@ -189,10 +195,9 @@ func (r *Runner) Keys(name string) ([][]byte, error) {
 			if errors.Is(err, ebpf.ErrKeyNotExist) {
 				return keys, nil
 			}
-			return nil, err
+			return nil, fmt.Errorf("walking map %s: %w", m, err)
 		}
-		keys = append(keys, k)
-		prev = k
+		keys, prev = append(keys, k), k
 	}
 }
 
