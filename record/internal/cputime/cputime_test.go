@@ -24,3 +24,22 @@ func TestCountsBusyThread(t *testing.T) {
 		t.Errorf("thread %v, process %v over %v of wall time", th, pr, wall)
 	}
 }
+
+// TestStealCounts: on Linux the counters advance while a thread spins, and
+// the stolen share is a fraction.
+func TestStealCounts(t *testing.T) {
+	s0 := ReadSteal()
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc/stat")
+	}
+	start := time.Now()
+	for time.Since(start) < 50*time.Millisecond {
+	}
+	s1 := ReadSteal()
+	if s1.Total <= s0.Total || s1.Stolen < s0.Stolen {
+		t.Fatalf("counters did not advance: %+v then %+v", s0, s1)
+	}
+	if f := s0.Share(s1); f < 0 || f > 1 {
+		t.Fatalf("stolen share %g", f)
+	}
+}
