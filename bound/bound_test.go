@@ -238,3 +238,63 @@ func TestExactCostNeverExceedsEdgeCost(t *testing.T) {
 		}
 	}
 }
+
+// TestPCVAssumptionKnownAnswer: with traversals=8 and evicted=1 every edge
+// costs what it cost with the PCVs at 0, plus, for each map lookup, update
+// or delete on a hash map in its source block, 8 traversals at the x86-64
+// table's 4 ns, and for each update of an LRU map one eviction at 60 ns.
+func TestPCVAssumptionKnownAnswer(t *testing.T) {
+	p, err := bpfprog.LoadFile(testobj.Built(t, "flowtable"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := mustTarget(t, "x86-64")
+	base := Cost(g, tg)
+	with := CostWith(g, tg, map[string]float64{"traversals": 8, "evicted": 1})
+	hashy := map[ebpf.MapType]bool{ebpf.Hash: true, ebpf.LRUHash: true, ebpf.PerCPUHash: true, ebpf.LRUCPUHash: true}
+	lru := map[ebpf.MapType]bool{ebpf.LRUHash: true, ebpf.LRUCPUHash: true}
+	ops := 0
+	for ei, e := range g.Edges {
+		want := 0.0
+		for _, op := range g.Nodes[e.From].Ops {
+			if op.Kind != cfg.OpHelper || op.Map < 0 || !hashy[g.Maps[op.Map].Type] {
+				continue
+			}
+			switch op.Helper {
+			case asm.FnMapUpdateElem:
+				if lru[g.Maps[op.Map].Type] {
+					want += 60
+				}
+				fallthrough
+			case asm.FnMapLookupElem, asm.FnMapDeleteElem:
+				want += 8 * 4
+				ops++
+			}
+		}
+		if got := with.Edge[ei][0] - base.Edge[ei][0]; math.Abs(got-want) > 1e-9 {
+			t.Errorf("edge %d (%d -> %d): the assumption adds %g ns, want %g", ei, e.From, e.To, got, want)
+		}
+	}
+	if ops == 0 || with.PCVOps == 0 || base.PCVOps != with.PCVOps {
+		t.Fatalf("%d hash operations on edges, PCVOps %d and %d", ops, base.PCVOps, with.PCVOps)
+	}
+}
+
+func TestParsePCV(t *testing.T) {
+	got, err := ParsePCV("traversals=8, evicted=1")
+	if err != nil || len(got) != 2 || got["traversals"] != 8 || got["evicted"] != 1 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	if s := FormatPCV(got); s != "evicted=1,traversals=8" {
+		t.Errorf("FormatPCV: %s", s)
+	}
+	for _, bad := range []string{"", "traversals", "trips=3", "traversals=-1", "traversals=x", "stages=1,stages=2", "evicted=NaN"} {
+		if _, err := ParsePCV(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

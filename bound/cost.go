@@ -7,7 +7,9 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -17,6 +19,11 @@ type Costed struct {
 	T     *target.Target
 	Edge  []target.Vec // cost of each edge of G
 	Notes []string     // what the target cannot run or only estimates
+	// PCV holds the values of performance-critical variables (interp/pcv.yaml)
+	// assumed for every map operation (CostWith); nil: all at 0.
+	PCV map[string]float64
+	// PCVOps counts the map operations of G whose PCVs the target prices.
+	PCVOps int
 }
 
 // Cost prices every edge of g under t. An edge costs the instructions of
@@ -25,8 +32,15 @@ type Costed struct {
 // accesses cost max(min, latency − cycles since the previous memory
 // access), where the cycles since are the fewest over all paths reaching
 // the node: an over-estimate valid for every path, as the bound requires.
-func Cost(g *cfg.Graph, t *target.Target) *Costed {
-	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges))}
+func Cost(g *cfg.Graph, t *target.Target) *Costed { return CostWith(g, t, nil) }
+
+// CostWith is Cost with the performance-critical variables of every map
+// operation at the values of pcv (by PCV name: traversals, evicted, stages,
+// bucket_len), each unit priced by the target's pcv section on top of the
+// helper's cost, which holds with every PCV at 0. A bound under these
+// costs holds for packets whose map operations stay within the values.
+func CostWith(g *cfg.Graph, t *target.Target, pcv map[string]float64) *Costed {
+	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges)), PCV: pcv}
 	notes := map[string]bool{}
 	in, out := g.InEdges(), g.OutEdges()
 	sinceOut := make([]float64, len(g.Edges))
@@ -58,6 +72,7 @@ func Cost(g *cfg.Graph, t *target.Target) *Costed {
 			}
 		}
 	}
+	c.PCVOps = c.pcvOps()
 	for n := range notes {
 		c.Notes = append(c.Notes, n)
 	}
@@ -135,6 +150,9 @@ func (c *Costed) opCost(op cfg.Op, notes map[string]bool) (target.Vec, bool) {
 		if op.Helper == asm.FnTailCall {
 			notes["tail calls: the called program's cost is not included"] = true
 		}
+		if op.Map >= 0 && c.G.Maps[op.Map] != nil {
+			v = v.Add(c.pcvCost(c.G.Maps[op.Map], op.Helper, notes))
+		}
 		return v, true
 	}
 	region, kind := regionName(op.Region), accessName(op.Kind)
@@ -179,6 +197,48 @@ func (c *Costed) PathCost(edges []int32) target.Vec {
 		v = v.Add(c.Edge[e])
 	}
 	return v
+}
+
+// pcvCost prices the assumed PCVs of a helper call on map m.
+func (c *Costed) pcvCost(m *bpfprog.Map, fn asm.BuiltinFunc, notes map[string]bool) target.Vec {
+	names, _ := interp.Model().OfHelper(m.Type, fn)
+	mt := target.MapTypeName(m.Type)
+	var v target.Vec
+	for _, name := range names {
+		unit, ok := c.T.PCV[mt][name]
+		n := c.PCV[name]
+		if n == 0 {
+			continue
+		}
+		if !ok {
+			notes[fmt.Sprintf("pcv %s on %s: the target has no cost for it; priced at 0", name, mt)] = true
+			continue
+		}
+		v = v.Add(unit.Times(n))
+	}
+	return v
+}
+
+// pcvOps counts the map operations of the graph whose PCVs the target
+// prices.
+func (c *Costed) pcvOps() int {
+	n := 0
+	for _, nd := range c.G.Nodes {
+		for _, op := range nd.Ops {
+			if op.Kind != cfg.OpHelper || op.Map < 0 || c.G.Maps[op.Map] == nil {
+				continue
+			}
+			m := c.G.Maps[op.Map]
+			names, _ := interp.Model().OfHelper(m.Type, op.Helper)
+			for _, name := range names {
+				if _, ok := c.T.PCV[target.MapTypeName(m.Type)][name]; ok {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
 }
 
 // ExactCost prices one path with the memory latency it really hides: the

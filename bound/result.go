@@ -2,9 +2,14 @@ package bound
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/interp"
 )
 
 // Schema names the JSON form of a Result (see json.md).
@@ -26,7 +31,10 @@ type Result struct {
 	Naive  *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
 	Search *SearchInfo  `json:"search,omitempty"`
 	Paths  []PathReport `json:"paths"`
-	Notes  []string     `json:"notes"`
+	// PCV holds the values assumed for the performance-critical variables
+	// of every map operation (`--pcv`); absent: all at 0.
+	PCV   map[string]float64 `json:"pcv,omitempty"`
+	Notes []string           `json:"notes"`
 }
 
 // SearchInfo describes a search for the slowest satisfiable path.
@@ -174,6 +182,10 @@ func newResult(c *Costed) *Result {
 		Graph:  GraphInfo{Nodes: len(g.Nodes), Edges: len(g.Edges), Loops: g.Loops},
 		Target: TargetInfo{Name: t.Name, Description: t.Description, PacketRate: t.PacketRate, LineRate: t.LineRate, MinPacket: t.MinPacket},
 		Notes:  append([]string{}, c.Notes...),
+		PCV:    c.PCV,
+	}
+	if note := c.pcvNote(); note != "" {
+		r.Notes = append(r.Notes, note)
 	}
 	if r.Graph.Loops == nil {
 		r.Graph.Loops = []cfg.LoopBound{}
@@ -242,4 +254,72 @@ func round(x float64) float64 {
 	}
 	d := math.Pow(10, 8-math.Floor(math.Log10(math.Abs(x))))
 	return math.Round(x*d) / d
+}
+
+// pcvNote says what the bound assumes of its map operations' PCVs, when
+// the target prices them.
+func (c *Costed) pcvNote() string {
+	if c.PCVOps == 0 {
+		return ""
+	}
+	if len(c.PCV) == 0 {
+		return fmt.Sprintf("%d map operations priced with their PCVs at 0 (hash chains of one element, "+
+			"no LRU eviction, the shortest trie walk); --pcv NAME=N prices a worse case", c.PCVOps)
+	}
+	return fmt.Sprintf("%d map operations priced with %s (the target's cost per unit)", c.PCVOps, FormatPCV(c.PCV))
+}
+
+// FormatPCV writes PCV values as NAME=N,... sorted by name, as --pcv takes
+// them.
+func FormatPCV(pcv map[string]float64) string {
+	names := make([]string, 0, len(pcv))
+	for n := range pcv {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%g", n, pcv[n])
+	}
+	return b.String()
+}
+
+// ParsePCV reads NAME=N,... (the PCVs of interp/pcv.yaml that map
+// operations report, each at most once, N ≥ 0).
+func ParsePCV(s string) (map[string]float64, error) {
+	known := map[string]bool{}
+	for _, ops := range interp.Model().Maps {
+		for _, names := range ops {
+			for _, n := range names {
+				known[n] = true
+			}
+		}
+	}
+	out := map[string]float64{}
+	for _, item := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return nil, fmt.Errorf("--pcv %q: want NAME=N", item)
+		}
+		if !known[name] {
+			all := make([]string, 0, len(known))
+			for n := range known {
+				all = append(all, n)
+			}
+			sort.Strings(all)
+			return nil, fmt.Errorf("--pcv: %q is not a PCV of map operations (%s)", name, strings.Join(all, ", "))
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("--pcv: %s given twice", name)
+		}
+		n, err := strconv.ParseFloat(val, 64)
+		if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+			return nil, fmt.Errorf("--pcv %s=%s: want a number ≥ 0", name, val)
+		}
+		out[name] = n
+	}
+	return out, nil
 }

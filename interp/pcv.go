@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -43,4 +46,18 @@ func (m *PCVModel) Names(mapType, op string) ([]string, bool) {
 	}
 	names, ok := ops[op]
 	return names, ok
+}
+
+// mapOps names the map operation a helper performs, as pcv.yaml does.
+var mapOps = map[asm.BuiltinFunc]string{asm.FnMapLookupElem: "lookup", asm.FnMapUpdateElem: "update", asm.FnMapDeleteElem: "delete"}
+
+// OfHelper returns the PCVs a helper call on a map of type mt reports (none
+// for helpers that are not map operations), and whether the table knows
+// the operation.
+func (m *PCVModel) OfHelper(mt ebpf.MapType, fn asm.BuiltinFunc) ([]string, bool) {
+	op, ok := mapOps[fn]
+	if !ok {
+		return nil, false
+	}
+	return m.Names(mt.String(), op)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/target"
@@ -107,9 +108,6 @@ func regionName(r cfg.Region) string {
 	return "unknown"
 }
 
-// mapOps names the map operation a helper performs, as pcv.yaml does.
-var mapOps = map[string]string{"FnMapLookupElem": "lookup", "FnMapUpdateElem": "update", "FnMapDeleteElem": "delete"}
-
 func (m *measurer) metrics(edges []int32) Metrics {
 	g := m.g
 	mt := Metrics{Loads: map[string]int{}, Stores: map[string]int{}, Helpers: map[string]int{}}
@@ -132,7 +130,7 @@ func (m *measurer) metrics(edges []int32) Metrics {
 				if op.Map >= 0 && int(op.Map) < len(g.Maps) && g.Maps[op.Map] != nil {
 					mp := g.Maps[op.Map]
 					name += "(" + mp.Name + ")"
-					m.pcvTerms(terms, op, mp.Name, mp.Type.String(), target.MapTypeName(mp.Type))
+					m.pcvTerms(terms, op, mp)
 				}
 				mt.Helpers[name]++
 			}
@@ -159,16 +157,17 @@ func sortedTerms(coefs map[string]float64) []Term {
 }
 
 // pcvTerms adds the PCV terms of a map operation, priced by the target.
-func (m *measurer) pcvTerms(terms map[string]float64, op cfg.Op, mapName, goType, kernelType string) {
+func (m *measurer) pcvTerms(terms map[string]float64, op cfg.Op, mp *bpfprog.Map) {
 	if m.costs == nil {
 		return
 	}
-	names, ok := interp.Model().Names(goType, mapOps[op.Helper.String()])
+	names, ok := interp.Model().OfHelper(mp.Type, op.Helper)
 	if !ok {
 		return
 	}
+	mapName := mp.Name
 	for _, name := range names {
-		c, ok := m.costs.T.PCV[kernelType][name]
+		c, ok := m.costs.T.PCV[target.MapTypeName(mp.Type)][name]
 		if !ok || c[m.comp] == 0 {
 			continue
 		}

@@ -57,6 +57,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
+	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
 	doMeasure := fs.Bool("measure", false, "replay the example packet with BPF_PROG_TEST_RUN (root): check its verdict and path, time it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -88,6 +89,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fail.Usagef("bound: --require: %v", err)
 		}
 	}
+	var pcv map[string]float64
+	if *pcvFlag != "" {
+		if pcv, err = bound.ParsePCV(*pcvFlag); err != nil {
+			return fail.Usagef("bound: %v", err)
+		}
+	}
 	t, err := target.Load(*tgt)
 	if err != nil {
 		return err
@@ -105,7 +112,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	costed := bound.Cost(g, t)
+	costed := bound.CostWith(g, t, pcv)
 	w := bufio.NewWriter(stdout)
 	var res *bound.Result
 	if *naive {

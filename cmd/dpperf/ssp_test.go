@@ -223,3 +223,24 @@ func TestBoundStatefulExample(t *testing.T) {
 		t.Error("counter: its repeats are taken as leaving the path")
 	}
 }
+
+// TestBoundPCVAssumption: --pcv prices the map operations' PCVs, lowers
+// the naive bound, and is recorded in the JSON; a bad value is a usage
+// error.
+func TestBoundPCVAssumption(t *testing.T) {
+	rate := func(args ...string) *bound.Result {
+		t.Helper()
+		return boundJSON(t, append([]string{"bound", "--naive", "--json", "--target", "x86-64"}, append(args, built(t, "flowtable"))...))
+	}
+	base, worse := rate(), rate("--pcv", "traversals=8,evicted=1")
+	if !(worse.Bound.PacketRate < base.Bound.PacketRate) || worse.PCV["traversals"] != 8 || base.PCV != nil {
+		t.Fatalf("bound %g -> %g, pcv %v / %v", base.Bound.PacketRate, worse.Bound.PacketRate, base.PCV, worse.PCV)
+	}
+	if !strings.Contains(strings.Join(worse.Notes, "\n"), "priced with evicted=1,traversals=8") ||
+		!strings.Contains(strings.Join(base.Notes, "\n"), "PCVs at 0") {
+		t.Errorf("notes: %q / %q", base.Notes, worse.Notes)
+	}
+	if _, errs, code := dpperf(t, "bound", "--pcv", "trips=2", built(t, "flowtable")); code != 2 || !strings.Contains(errs, "not a PCV of map operations") {
+		t.Errorf("bad --pcv: exit %d: %s", code, errs)
+	}
+}
