@@ -3,6 +3,7 @@ package bound
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/cilium/ebpf/asm"
@@ -199,22 +200,40 @@ func (c *Costed) PathCost(edges []int32) target.Vec {
 	return v
 }
 
+// PCVPrice is a PCV a map operation reports (interp/pcv.yaml), with the
+// target's cost per unit when it has one.
+type PCVPrice struct {
+	Name   string
+	Unit   target.Vec
+	Priced bool // the target's pcv section has a cost for it
+}
+
+// PCVPrices returns the PCVs of helper call fn on map m, in the table's
+// order, each with the target's cost per unit: none for helpers that are
+// not map operations.
+func PCVPrices(t *target.Target, m *bpfprog.Map, fn asm.BuiltinFunc) []PCVPrice {
+	names, _ := interp.Model().OfHelper(m.Type, fn)
+	units := t.PCV[target.MapTypeName(m.Type)]
+	out := make([]PCVPrice, len(names))
+	for i, name := range names {
+		unit, ok := units[name]
+		out[i] = PCVPrice{Name: name, Unit: unit, Priced: ok}
+	}
+	return out
+}
+
 // pcvCost prices the assumed PCVs of a helper call on map m.
 func (c *Costed) pcvCost(m *bpfprog.Map, fn asm.BuiltinFunc, notes map[string]bool) target.Vec {
-	names, _ := interp.Model().OfHelper(m.Type, fn)
-	mt := target.MapTypeName(m.Type)
 	var v target.Vec
-	for _, name := range names {
-		unit, ok := c.T.PCV[mt][name]
-		n := c.PCV[name]
-		if n == 0 {
-			continue
+	for _, p := range PCVPrices(c.T, m, fn) {
+		n := c.PCV[p.Name]
+		switch {
+		case n == 0:
+		case !p.Priced:
+			notes[fmt.Sprintf("pcv %s on %s: the target has no cost for it; priced at 0", p.Name, target.MapTypeName(m.Type))] = true
+		default:
+			v = v.Add(p.Unit.Times(n))
 		}
-		if !ok {
-			notes[fmt.Sprintf("pcv %s on %s: the target has no cost for it; priced at 0", name, mt)] = true
-			continue
-		}
-		v = v.Add(unit.Times(n))
 	}
 	return v
 }
@@ -228,13 +247,8 @@ func (c *Costed) pcvOps() int {
 			if op.Kind != cfg.OpHelper || op.Map < 0 || c.G.Maps[op.Map] == nil {
 				continue
 			}
-			m := c.G.Maps[op.Map]
-			names, _ := interp.Model().OfHelper(m.Type, op.Helper)
-			for _, name := range names {
-				if _, ok := c.T.PCV[target.MapTypeName(m.Type)][name]; ok {
-					n++
-					break
-				}
+			if slices.ContainsFunc(PCVPrices(c.T, c.G.Maps[op.Map], op.Helper), func(p PCVPrice) bool { return p.Priced }) {
+				n++
 			}
 		}
 	}

@@ -161,20 +161,14 @@ func (m *measurer) pcvTerms(terms map[string]float64, op cfg.Op, mp *bpfprog.Map
 	if m.costs == nil {
 		return
 	}
-	names, ok := interp.Model().OfHelper(mp.Type, op.Helper)
-	if !ok {
-		return
-	}
-	mapName := mp.Name
-	for _, name := range names {
-		c, ok := m.costs.T.PCV[target.MapTypeName(mp.Type)][name]
-		if !ok || c[m.comp] == 0 {
+	for _, p := range bound.PCVPrices(m.costs.T, mp, op.Helper) {
+		if !p.Priced || p.Unit[m.comp] == 0 {
 			continue
 		}
-		v := pcvVar(name, mapName)
-		terms[v] += c[m.comp]
+		v := pcvVar(p.Name, mp.Name)
+		terms[v] += p.Unit[m.comp]
 		if _, ok := m.pcvs[v]; !ok {
-			m.pcvs[v] = PCV{Var: v, Map: mapName, Name: name, Doc: interp.Model().PCVs[name]}
+			m.pcvs[v] = PCV{Var: v, Map: mp.Name, Name: p.Name, Doc: interp.Model().PCVs[p.Name]}
 		}
 	}
 }
