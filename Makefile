@@ -55,7 +55,7 @@ lint:
 unit:
 	$(GO) test -count=1 ./...
 
-test: setup bpf lint unit
+test: setup bpf lint unit test-nvme-tcp
 
 bench: setup build bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -118,7 +118,7 @@ fuzz-record:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFormat$$' -fuzztime $(FUZZTIME) ./record/kernel/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./record/
 # --- profile ---
-.PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp
+.PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp test-nvme-tcp
 # Unit, golden and live tests of dpperf profile (live ones need root and fio).
 test-profile: setup
 	$(GO) test -count=1 ./profile/... ./cmd/dpperf/
@@ -138,10 +138,16 @@ bench-profile-overhead: setup build
 generate-profile:
 	cd profile/collect && $(GO) generate ./...
 # NVMe/TCP under qemu (Debian's 6.1 kernel, nvmet-tcp on 127.0.0.1), tracefs and
-# BPF collectors on the same requests: about
-# three minutes once the kernel package is cached in build/nvme-tcp.
+# BPF collectors on the same requests: about two minutes, the kernel package
+# included. e2e-nvme-tcp rewrites the examples; test-nvme-tcp (part of
+# `make test`) writes to build/nvme-tcp/out and checks the reports.
 e2e-nvme-tcp: setup build
 	bash scripts/e2e/nvme-tcp-qemu.sh examples/profile/nvme-tcp
+	bash scripts/e2e/nvme-tcp-check.sh examples/profile/nvme-tcp
+test-nvme-tcp: setup build
+	rm -rf build/nvme-tcp/out
+	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/out
+	bash scripts/e2e/nvme-tcp-check.sh build/nvme-tcp/out
 # --- interp ---
 .PHONY: test-interp bench-interp fuzz-interp
 # Interpreter, map states and kernel runs (testrun needs root).

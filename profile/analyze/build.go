@@ -30,10 +30,27 @@ func (r *Record) Start() int64 {
 	return 0
 }
 
+// key identifies a request among the open ones: up to two key fields of
+// its events. Keys made of NVMe ids (qid, cid) live in a space of their own,
+// marked by keySpaceNVMe in a; no sector reaches that bit. Two words without
+// padding hash as one block.
 type key struct {
-	kind uint8 // 0: dev/sector space, 1: qid/cid space ...
 	a, b uint64
 }
+
+const keySpaceNVMe = 1 << 63
+
+// keyField is a precompiled key field name.
+type keyField uint8
+
+const (
+	fieldDev keyField = iota
+	fieldSector
+	fieldQID
+	fieldCID
+)
+
+var keyFieldOf = map[string]keyField{"dev": fieldDev, "sector": fieldSector, "qid": fieldQID, "cid": fieldCID}
 
 // BuildStats counts how events turned into records.
 type BuildStats struct {
@@ -52,7 +69,7 @@ type BuildStats struct {
 // most maxOpen requests open; when full it drops the oldest (overwrite).
 type Builder struct {
 	p       *path.Path
-	keyOf   [][]string
+	keyOf   [][]keyField
 	first   int // first and last event index that can be observed
 	last    int
 	open    map[key]*Record
@@ -88,7 +105,11 @@ func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
 	b.first, b.last = -1, -1
 	b.stats.PerEvent = make([]int64, len(p.Events))
 	for i := range p.Events {
-		b.keyOf = append(b.keyOf, p.EventKey(i))
+		var fs []keyField
+		for _, f := range p.EventKey(i) {
+			fs = append(fs, keyFieldOf[f])
+		}
+		b.keyOf = append(b.keyOf, fs)
 		if observed == nil || observed[i] {
 			if b.first < 0 {
 				b.first = i
@@ -109,27 +130,26 @@ func (b *Builder) Stats() BuildStats {
 
 func (b *Builder) keyFor(kind int, ev *event.Event) key {
 	var k key
+	var space uint64
 	for i, f := range b.keyOf[kind] {
 		var v uint64
 		switch f {
-		case "dev":
+		case fieldDev:
 			v = uint64(ev.Dev)
-		case "sector":
+		case fieldSector:
 			v = ev.Sector
-		case "qid":
-			v = uint64(ev.QID)
-		case "cid":
-			v = uint64(ev.CID)
+		case fieldQID:
+			v, space = uint64(ev.QID), keySpaceNVMe
+		case fieldCID:
+			v, space = uint64(ev.CID), keySpaceNVMe
 		}
 		if i == 0 {
 			k.a = v
 		} else {
 			k.b = v
 		}
-		if f == "qid" || f == "cid" {
-			k.kind = 1
-		}
 	}
+	k.a |= space
 	return k
 }
 

@@ -211,7 +211,7 @@ func runSharded(ctx context.Context, src Source, opt Options, workers int) (*Agg
 		w := 0
 		if int(ev.Kind) < len(opt.Path.Events) {
 			k := keyer.keyFor(int(ev.Kind), &ev)
-			h := (k.a*0x9e3779b97f4a7c15 ^ k.b*0xc2b2ae3d27d4eb4f ^ uint64(k.kind)) >> 17
+			h := (k.a*0x9e3779b97f4a7c15 ^ k.b*0xc2b2ae3d27d4eb4f) >> 17
 			w = int(h % uint64(workers))
 		}
 		bufs[w] = append(bufs[w], ev)
