@@ -36,7 +36,7 @@ kpkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned
 kver=${kpkg#linux-image-}; kver=${kver%-unsigned}
 if [ ! -d "$work/kernel/lib/modules/$kver" ]; then
   echo "nvme-tcp: fetching $kpkg" >&2
-  (cd "$work" && apt-get download -q "$kpkg" >/dev/null)
+  (cd "$work" && apt-get download -q -o APT::Sandbox::User=root "$kpkg" >/dev/null)
   rm -rf "$work/kernel" && dpkg-deb -x "$work"/"${kpkg}"_*.deb "$work/kernel"
 fi
 moddir=$work/kernel/lib/modules/$kver
