@@ -208,6 +208,6 @@ fit: build bpf
 	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
 	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json
 # The evidence table of the bound under build/host.yaml (or TARGET): every
-# libxdp1 program and test_xdp_noinline, each replayed REPS times (default 3).
+# libxdp1 program and test_xdp_noinline, each replayed REPS times (default 9).
 evidence-calibrate: build bpf
-	bash scripts/calibrate-evidence.sh $(or $(TARGET),build/host.yaml) $(or $(REPS),3)
+	bash scripts/calibrate-evidence.sh $(or $(TARGET),build/host.yaml) $(or $(REPS),9)

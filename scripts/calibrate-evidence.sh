@@ -6,7 +6,7 @@
 # Usage: scripts/calibrate-evidence.sh TARGET.yaml [REPS]   (root)
 set -euo pipefail
 target=${1:?usage: $0 TARGET.yaml [REPS]}
-reps=${2:-3}
+reps=${2:-9}
 bin=${BIN:-bin/dpperf}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
