@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/internal/testobj"
@@ -69,11 +70,14 @@ func sspCase(t *testing.T, obj string, extra ...string) *bound.Result {
 		return &r
 	}
 	// The bound is about a core the program has to itself; tests of other
-	// packages time programs on the same two cores at the same moment, so
-	// a replay below the bound is repeated (twice at most) and the fastest
-	// counts, as the calibration test does.
+	// packages time programs on the same two cores at the same moment, and
+	// the host switches this guest between two speeds every few seconds
+	// (README), so a replay below the bound is repeated a second apart
+	// (four times at most) and the fastest counts, as the calibration
+	// test does.
 	rate := m.PacketRate
-	for try := 0; try < 2 && rate < r.Bound.PathRate; try++ {
+	for try := 0; try < 4 && rate < r.Bound.PathRate; try++ {
+		time.Sleep(time.Second)
 		out, _, code := dpperf(t, args...)
 		var again bound.Result
 		if code == 0 && json.Unmarshal([]byte(out), &again) == nil && len(again.Paths) == 1 && again.Paths[0].Measured != nil {
