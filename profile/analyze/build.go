@@ -40,18 +40,6 @@ type key struct {
 
 const keySpaceNVMe = 1 << 63
 
-// keyField is a precompiled key field name.
-type keyField uint8
-
-const (
-	fieldDev keyField = iota
-	fieldSector
-	fieldQID
-	fieldCID
-)
-
-var keyFieldOf = map[string]keyField{"dev": fieldDev, "sector": fieldSector, "qid": fieldQID, "cid": fieldCID}
-
 // BuildStats counts how events turned into records.
 type BuildStats struct {
 	Events     int64 `json:"events"`
@@ -69,7 +57,7 @@ type BuildStats struct {
 // most maxOpen requests open; when full it drops the oldest (overwrite).
 type Builder struct {
 	p       *path.Path
-	keyOf   [][]keyField
+	keyOf   [][]path.KeyField
 	first   int // first and last event index that can be observed
 	last    int
 	open    map[key]*Record
@@ -105,11 +93,7 @@ func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
 	b.first, b.last = -1, -1
 	b.stats.PerEvent = make([]int64, len(p.Events))
 	for i := range p.Events {
-		var fs []keyField
-		for _, f := range p.EventKey(i) {
-			fs = append(fs, keyFieldOf[f])
-		}
-		b.keyOf = append(b.keyOf, fs)
+		b.keyOf = append(b.keyOf, p.EventKeyFields(i))
 		if observed == nil || observed[i] {
 			if b.first < 0 {
 				b.first = i
@@ -134,13 +118,13 @@ func (b *Builder) keyFor(kind int, ev *event.Event) key {
 	for i, f := range b.keyOf[kind] {
 		var v uint64
 		switch f {
-		case fieldDev:
+		case path.KeyDev:
 			v = uint64(ev.Dev)
-		case fieldSector:
+		case path.KeySector:
 			v = ev.Sector
-		case fieldQID:
+		case path.KeyQID:
 			v, space = uint64(ev.QID), keySpaceNVMe
-		case fieldCID:
+		case path.KeyCID:
 			v, space = uint64(ev.CID), keySpaceNVMe
 		}
 		if i == 0 {

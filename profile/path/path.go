@@ -37,8 +37,19 @@ const (
 // MaxEvents bounds the events of one path.
 const MaxEvents = 16
 
-// Key fields an event can be correlated on.
-var keyFields = map[string]bool{"dev": true, "sector": true, "qid": true, "cid": true}
+// KeyField is a field an event can be correlated on.
+type KeyField uint8
+
+// The key fields.
+const (
+	KeyDev KeyField = iota
+	KeySector
+	KeyQID // NVMe queue id
+	KeyCID // NVMe command id
+)
+
+// keyFields names the key fields as path files write them.
+var keyFields = map[string]KeyField{"dev": KeyDev, "sector": KeySector, "qid": KeyQID, "cid": KeyCID}
 
 // Event is one observable point of the path.
 type Event struct {
@@ -103,6 +114,16 @@ func (p *Path) EventKey(i int) []string {
 		return p.Events[i].Key
 	}
 	return p.Key
+}
+
+// EventKeyFields returns the key fields of event i of a validated path.
+func (p *Path) EventKeyFields(i int) []KeyField {
+	names := p.EventKey(i)
+	fs := make([]KeyField, len(names))
+	for j, name := range names {
+		fs[j] = keyFields[name]
+	}
+	return fs
 }
 
 // MergedName names the stage that spans events from..to (indexes) when the
@@ -205,7 +226,7 @@ func checkArgs(e *Event, key []string) error {
 		return fmt.Errorf("only kprobe events fetch arguments")
 	}
 	for name, fetch := range e.Args {
-		if !keyFields[name] {
+		if _, ok := keyFields[name]; !ok {
 			return fmt.Errorf("unknown field %q (want dev, sector, qid or cid)", name)
 		}
 		if fetch == "" || strings.ContainsAny(fetch, " \t\n=;") {
@@ -225,7 +246,7 @@ func checkKey(k []string) error {
 		return fmt.Errorf("want one or two of dev, sector, qid, cid")
 	}
 	for _, f := range k {
-		if !keyFields[f] {
+		if _, ok := keyFields[f]; !ok {
 			return fmt.Errorf("unknown key field %q (want dev, sector, qid or cid)", f)
 		}
 	}

@@ -3,6 +3,7 @@ package path
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,12 @@ func TestBuiltins(t *testing.T) {
 	}
 	if k := n.EventKey(0); strings.Join(k, ",") != "qid,cid" {
 		t.Errorf("QUEUE_RQ key %v", k)
+	}
+	if k := n.EventKeyFields(n.EventIndex("BLK_ISSUE")); !slices.Equal(k, []KeyField{KeyDev, KeySector}) {
+		t.Errorf("BLK_ISSUE key fields %v", k)
+	}
+	if k := n.EventKeyFields(0); !slices.Equal(k, []KeyField{KeyQID, KeyCID}) {
+		t.Errorf("QUEUE_RQ key fields %v", k)
 	}
 	if _, err := Builtin("nope"); err == nil || !strings.Contains(err.Error(), "block, nvme-tcp") {
 		t.Errorf("Builtin(nope) = %v", err)
