@@ -116,16 +116,17 @@ echo > $T/trace
 echo "profiling block events of device $dev"
 f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=x"
 P="dpperf profile run --path nvme-tcp --dev $dev -q"
-# profile NAME FIO-ARGS: both collectors profile the same fio run. The
-# tracefs collector (NAME.json) runs until a stop file appears, the BPF
-# collector (NAME-bpf.json) around fio.
-# A watchdog ends a step that hangs: it prints what the guest was doing
-# (the kernel's last messages, the processes) and powers off, so the host
-# reports the failure instead of waiting for its own time limit.
+# guard NAME SECS: a watchdog that ends a step hanging for SECS: it prints
+# what the guest was doing (the kernel's last messages, the processes) and
+# powers off, so the host reports the failure instead of waiting for its
+# own time limit. The step ends with `kill $dog`.
 guard() {
   ( sleep "$2"; echo "=====STUCK $1 after $2 s====="; dmesg | tail -40; ps; poweroff -f ) &
   dog=$!
 }
+# profile NAME FIO-ARGS: both collectors profile the same fio run. The
+# tracefs collector (NAME.json) runs until a stop file appears, the BPF
+# collector (NAME-bpf.json) around fio.
 profile() {
   name=$1; shift; rm -f /tmp/stop
   echo "step $name"; guard "$name" 240
