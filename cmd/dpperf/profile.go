@@ -327,6 +327,8 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
 	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint")
 	bpfStats := fs.Bool("bpf-stats", false, "measure the kernel-side run time of the BPF programs")
+	alt := fs.Duration("alternate", 0, "overhead measurement: detach and attach the collector every `PERIOD` (bpf collector); windows go to -alternate-log")
+	altLog := fs.String("alternate-log", "", "file for the windows of -alternate: lines \"on|off START END\" in Unix ns")
 	// Everything after "--" is the command to profile, flags included.
 	var cmdArgs []string
 	for i, a := range args {
@@ -360,6 +362,14 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if collect.BPFHandles(p) {
 			kind = "bpf"
 		}
+	}
+	switch {
+	case *alt < 0:
+		return fail.Usagef("-alternate: %v is negative", *alt)
+	case *alt > 0 && *altLog == "":
+		return fail.Usagef("-alternate needs -alternate-log FILE for its windows")
+	case *alt > 0 && kind != "bpf":
+		return fail.Usagef("-alternate needs the bpf collector (this run uses %s)", kind)
 	}
 	// The task's time window: wait for its start, stop at its end.
 	start, end := tk.Profiling.Window()
@@ -469,10 +479,21 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	opt.Spill = spill
+	var altDone <-chan error
+	if pc, ok := col.(pausable); ok && *alt > 0 {
+		if altDone, err = alternate(runCtx, pc, *alt, *altLog); err != nil {
+			return fail.Usagef("-alternate-log: %v", err)
+		}
+	}
 	agg, stats, err := analyze.Run(context.Background(), col, opt)
 	<-cmdDone
 	if err != nil {
 		return fmt.Errorf("profile run: %w", err)
+	}
+	if altDone != nil {
+		if err := <-altDone; err != nil {
+			return fmt.Errorf("profile run: -alternate: %w", err)
+		}
 	}
 	if err := finishSpill(); err != nil {
 		return err
@@ -504,6 +525,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.SetEventCounts()
 	if prof.Counts.Lost > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing", prof.Counts.Lost))
+	}
+	if *alt > 0 {
+		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the collector was detached every other %v (-alternate): requests, throughput and queue occupancy cover about half the run", *alt))
 	}
 	if ctx.Err() != nil {
 		prof.Warnings = append(prof.Warnings, "interrupted: partial profile")

@@ -40,21 +40,24 @@ var _ analyze.RecordSource = (*BPF)(nil)
 
 // BPF collects block events with BPF tracepoint programs.
 type BPF struct {
-	coll   *ebpf.Collection
-	links  []link.Link
-	ring   *ring
-	status []Status
-	once   sync.Once
-	kinds  [5]uint8      // path event index per tracepoint
-	queue  []event.Event // events of the last record not yet returned
-	btf    bool          // tp_btf programs (else classic tracepoints)
-	stats  io.Closer     // keeps the kernel's run-time statistics on
-	progs  []namedProg   // attached programs, for Cost
-	nvme   bool          // records of bpf/nvme.c (else bpf/block.c)
-	nkinds [nvmeTPs]uint8
-	kprobe bool   // the nvme programs include a kprobe
-	batch  []byte // records of the current ring buffer sample not yet returned
-	staged bool   // the staging buffers were read after the ring ran dry
+	coll    *ebpf.Collection
+	mu      sync.Mutex                  // guards links and stopped
+	links   []link.Link                 // attached programs (none while paused)
+	attach  []func() (link.Link, error) // attaches each program
+	stopped bool
+	ring    *ring
+	status  []Status
+	once    sync.Once
+	kinds   [5]uint8      // path event index per tracepoint
+	queue   []event.Event // events of the last record not yet returned
+	btf     bool          // tp_btf programs (else classic tracepoints)
+	stats   io.Closer     // keeps the kernel's run-time statistics on
+	progs   []namedProg   // attached programs, for Cost
+	nvme    bool          // records of bpf/nvme.c (else bpf/block.c)
+	nkinds  [nvmeTPs]uint8
+	kprobe  bool   // the nvme programs include a kprobe
+	batch   []byte // records of the current ring buffer sample not yet returned
+	staged  bool   // the staging buffers were read after the ring ran dry
 }
 
 // namedProg is an attached program and what it is attached to.
@@ -195,19 +198,19 @@ func openBlock(cfg Config) (c *BPF, err error) {
 		if kinds[tp] == noKind {
 			continue
 		}
-		var l link.Link
 		prog := c.coll.Programs[t.prog]
+		var attach func() (link.Link, error)
 		if c.btf {
 			prog = c.coll.Programs[t.btfProg]
-			l, err = link.AttachTracing(link.TracingOptions{Program: prog})
+			attach = func() (link.Link, error) { return link.AttachTracing(link.TracingOptions{Program: prog}) }
 		} else {
-			l, err = link.Tracepoint("block", t.name, prog, nil)
+			attach = func() (link.Link, error) { return link.Tracepoint("block", t.name, prog, nil) }
 		}
-		if err != nil {
-			return nil, fmt.Errorf("attach block:%s: %w", t.name, err)
-		}
-		c.links = append(c.links, l)
+		c.attach = append(c.attach, wrapAttach("block:"+t.name, attach))
 		c.progs = append(c.progs, namedProg{t.name, prog})
+	}
+	if err := c.Resume(); err != nil {
+		return nil, err
 	}
 	if err := c.startReader(); err != nil {
 		return nil, err
@@ -474,13 +477,61 @@ func (c *BPF) Close() error {
 // the events still buffered and io.EOF.
 func (c *BPF) Stop() {
 	c.once.Do(func() {
-		for _, l := range c.links {
-			l.Close()
-		}
-		c.links = nil
+		c.mu.Lock()
+		c.stopped = true
+		c.detach()
+		c.mu.Unlock()
 		if c.ring != nil {
 			// A waiting reader returns what is buffered, then io.EOF.
 			c.ring.stop()
 		}
 	})
+}
+
+// Pause detaches the programs and Resume attaches them again, so that a
+// caller can run a workload without and with the collector in one
+// process (`dpperf profile run --alternate`). Requests in flight across a
+// pause are lost (their later events are not seen). Both do nothing after
+// Stop.
+func (c *BPF) Pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.detach()
+}
+
+// Resume attaches the programs; see Pause.
+func (c *BPF) Resume() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped || len(c.links) > 0 {
+		return nil
+	}
+	for _, a := range c.attach {
+		l, err := a()
+		if err != nil {
+			c.detach()
+			return err
+		}
+		c.links = append(c.links, l)
+	}
+	return nil
+}
+
+// detach closes the links; c.mu is held.
+func (c *BPF) detach() {
+	for _, l := range c.links {
+		l.Close()
+	}
+	c.links = nil
+}
+
+// wrapAttach names the attach point in attach's error.
+func wrapAttach(what string, attach func() (link.Link, error)) func() (link.Link, error) {
+	return func() (link.Link, error) {
+		l, err := attach()
+		if err != nil {
+			return nil, fmt.Errorf("attach %s: %w", what, err)
+		}
+		return l, nil
+	}
 }

@@ -363,3 +363,42 @@ func TestRecordedCTFMatchesLive(t *testing.T) {
 	}
 	near("end-to-end mean", rg.Latency.MeanNS, lg.Latency.MeanNS)
 }
+
+// Pause detaches the programs, so that requests in the meantime are not
+// seen, and Resume attaches them again (profile run --alternate).
+func TestBPFPauseResume(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 32)
+	run := func(resume bool) uint64 {
+		open := func(c Config) (stopper, error) {
+			b, err := OpenBPF(c)
+			if err != nil {
+				return nil, err
+			}
+			b.Pause()
+			if resume {
+				if err := b.Resume(); err != nil {
+					b.Close()
+					return nil, err
+				}
+				if err := b.Resume(); err != nil { // a second Resume does nothing
+					b.Close()
+					return nil, err
+				}
+			}
+			return b, nil
+		}
+		pr := profile(t, open, dev, fio(dev, "4k", 1, 0.5))
+		var n uint64
+		for _, g := range pr.Groups {
+			n += g.Requests
+		}
+		return n
+	}
+	if n := run(false); n != 0 {
+		t.Errorf("%d requests profiled while the collector was paused", n)
+	}
+	if n := run(true); n < 200 {
+		t.Errorf("only %d requests profiled after Resume", n)
+	}
+}

@@ -223,21 +223,17 @@ func openNVMe(cfg Config) (c *BPF, err error) {
 			continue
 		}
 		prog := c.coll.Programs[t.prog]
-		l, err := link.Tracepoint(t.sys, t.name, prog, nil)
-		if err != nil {
-			return nil, fmt.Errorf("attach %s:%s: %w", t.sys, t.name, err)
-		}
-		c.links = append(c.links, l)
+		c.attach = append(c.attach, wrapAttach(t.sys+":"+t.name, func() (link.Link, error) { return link.Tracepoint(t.sys, t.name, prog, nil) }))
 		c.progs = append(c.progs, namedProg{t.name, prog})
 	}
 	if s.kprobe != nil {
 		prog := c.coll.Programs["path_kprobe"]
-		l, err := link.Kprobe(s.kprobe.Kprobe, prog, nil)
-		if err != nil {
-			return nil, fmt.Errorf("attach kprobe %s: %w", s.kprobe.Kprobe, err)
-		}
-		c.links = append(c.links, l)
-		c.progs = append(c.progs, namedProg{"kprobe:" + s.kprobe.Kprobe, prog})
+		fn := s.kprobe.Kprobe
+		c.attach = append(c.attach, wrapAttach("kprobe "+fn, func() (link.Link, error) { return link.Kprobe(fn, prog, nil) }))
+		c.progs = append(c.progs, namedProg{"kprobe:" + fn, prog})
+	}
+	if err := c.Resume(); err != nil {
+		return nil, err
 	}
 	if err := c.startReader(); err != nil {
 		return nil, err

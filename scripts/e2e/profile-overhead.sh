@@ -13,8 +13,19 @@
 # Needs root, fio and losetup. Environment: ROUNDS (default 20), WINDOW
 # (seconds, default 3), DEPTHS (default "1 32"), BACKING (disk: a file
 # beside the others, read with direct I/O, the default; tmpfs: a file in
-# /dev/shm, so that requests cost CPU only). Writes the table to OUT
-# (default stdout).
+# /dev/shm, so that requests cost CPU only), PROFILE_FLAGS (more flags
+# for `dpperf profile run`, e.g. "--sample 1000", the sampling rate of the
+# original profiler's experiments). Writes the table to OUT (default
+# stdout).
+#
+# ALTERNATE=PERIOD (e.g. 500ms) measures differently: one dpperf process
+# per iodepth detaches and attaches its programs every PERIOD
+# (`profile run --alternate`) for DURATION seconds (default 300) while fio
+# runs, and each window with the collector is compared with the mean of
+# the windows without it on either side. Windows this short follow the
+# host's own swings in speed (seconds), which 3 s windows with a dpperf
+# start between them average into noise of ±5%; dpperf's own start-up and
+# exit fall outside all windows, its idle reader inside both.
 set -euo pipefail
 
 out=${1:-/dev/stdout}
@@ -22,6 +33,7 @@ rounds=${ROUNDS:-20}
 win=${WINDOW:-3}
 depths=${DEPTHS:-"1 32"}
 backing=${BACKING:-disk}
+read -r -a pflags <<<"${PROFILE_FLAGS:-}"
 case $backing in
 disk) ;;
 tmpfs) export TMPDIR=/dev/shm LOOP_DIRECT_IO=off ;;
@@ -70,7 +82,7 @@ measure() {
   for ((i = 0; i < rounds; i++)); do
     for m in $( ((i % 2 == 0)) && echo "off on" || echo "on off"); do
       if [ "$m" = on ]; then
-        "$bin" profile run --dev "$dev" -q -- "$work/mark.sh" "$marks" "$win" "$i" on >/dev/null 2>&1
+        "$bin" profile run --dev "$dev" -q "${pflags[@]}" -- "$work/mark.sh" "$marks" "$win" "$i" on >/dev/null 2>&1
       else
         "$work/mark.sh" "$marks" "$win" "$i" off
       fi
@@ -117,8 +129,63 @@ measure() {
     }' "$work/iops-${depth}_iops.1.log" "$marks"
 }
 
+# measure_alternate DEPTH prints one row of the table (ALTERNATE mode).
+measure_alternate() {
+  local depth=$1 dur=${DURATION:-300} wins=$work/windows-$1
+  fio --name=r --filename="$loop" --rw=randread --bs=4k --iodepth="$depth" --ioengine=libaio --direct=1 \
+    --time_based --runtime="$((dur + 4))" --write_iops_log="$work/iops-$depth" --log_avg_msec=100 --log_unix_epoch=1 \
+    --output=/dev/null &
+  local fp=$!
+  sleep 1
+  "$bin" profile run --dev "$dev" -q "${pflags[@]}" --alternate "$ALTERNATE" --alternate-log "$wins" \
+    --duration "${dur}s" >/dev/null 2>"$work/dpperf-$depth.err" || { cat "$work/dpperf-$depth.err" >&2; exit 1; }
+  kill "$fp" 2>/dev/null || true
+  wait "$fp" 2>/dev/null || true
+  awk -v depth="$depth" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+    NR == FNR { split($0, f, ","); n++; t[n] = f[1] + 0; v[n] = f[2] + 0; next }
+    /^#/ { next }
+    # mean IOPS of the 100 ms samples wholly inside a window
+    { w++; st[w] = $1; a = $2 / 1e6; b = $3 / 1e6; sum = k = 0
+      for (i = 1; i <= n; i++) if (t[i] - 100 >= a && t[i] <= b) { sum += v[i]; k++ }
+      io[w] = k ? sum / k : 0 }
+    END {
+      srand(1)
+      for (i = 2; i < w; i++) {
+        if (st[i] != "on" || st[i-1] != "off" || st[i+1] != "off" || !io[i] || !io[i-1] || !io[i+1]) continue
+        m++; ON[m] = io[i]; REF[m] = (io[i-1] + io[i+1]) / 2; loss[m] = 100 * (1 - ON[m] / REF[m])
+        son += ON[m]; sref += REF[m]
+      }
+      if (m < 2) { print depth, "too few windows"; exit }
+      for (b = 1; b <= 2000; b++) {
+        x = y = 0
+        for (i = 1; i <= m; i++) { j = 1 + int(rand() * m); x += ON[j]; y += REF[j] }
+        bl[b] = 100 * (1 - x / y)
+      }
+      asort_(bl, 2000); asort_(loss, m)
+      printf "%-5s %6d %9.0f %9.0f %7.2f%% %7.2f..%.2f%% %7.2f%% %6.1f..%.1f%%   %s\n", depth, m, sref / m, son / m,
+        100 * (1 - son / sref), bl[51], bl[1950], loss[int((m + 1) / 2)], loss[int((m + 3) / 4)], loss[int((3 * m + 3) / 4)], load
+    }
+    function asort_(a, k,   i, j, x) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
+    }' "$work/iops-${depth}_iops.1.log" "$wins"
+}
+
+if [ -n "${ALTERNATE:-}" ]; then
+  {
+    echo "# fio 4KiB randread on a loop device ($backing backing); the collector detached and attached every $ALTERNATE for ${DURATION:-300} s per iodepth"
+    echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS} --alternate $ALTERNATE"
+    echo "# $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    printf "%-5s %6s %9s %9s %8s %16s %8s %13s   %s\n" "depth" "pairs" "IOPS off" "IOPS on" "loss" "95% interval" "median" "quartiles" "load at end"
+    for depth in $depths; do measure_alternate "$depth"; done
+    echo "# pairs: windows with the collector between two without; IOPS off: mean of those neighbours; loss: 1 - (sum on /"
+    echo "# sum off) over the pairs, with a 95% bootstrap interval; median and quartiles of the per-pair losses"
+  } | tee "$out"
+  exit 0
+fi
+
 {
   echo "# fio 4KiB randread on a loop device ($backing backing), $rounds pairs of ${win}s windows without/with the collector per iodepth (order alternating)"
+  echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS}"
   echo "# $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   printf "%-5s %6s %17s %17s %7s %13s %8s %13s %6s %6s %8s %8s   %s\n" "depth" "pairs" "IOPS off" "IOPS on" "loss" "95% interval" \
     "median" "quartiles" "fio" "fio" "dpperf" "dpperf" "load at end"

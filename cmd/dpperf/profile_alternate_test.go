@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakePausable counts the collector's transitions.
+type fakePausable struct {
+	mu              sync.Mutex
+	pauses, resumes int
+}
+
+func (f *fakePausable) Pause() {
+	f.mu.Lock()
+	f.pauses++
+	f.mu.Unlock()
+}
+
+func (f *fakePausable) Resume() error {
+	f.mu.Lock()
+	f.resumes++
+	f.mu.Unlock()
+	return nil
+}
+
+// The windows alternate on/off starting with on, follow each other in
+// time without overlap, and match the collector's transitions.
+func TestAlternateWindows(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "windows.txt")
+	col := &fakePausable{}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Millisecond)
+	defer cancel()
+	done, err := alternate(ctx, col, 10*time.Millisecond, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if !strings.HasPrefix(lines[0], "#") {
+		t.Fatalf("no header: %q", lines[0])
+	}
+	wins := lines[1:]
+	if len(wins) < 4 {
+		t.Fatalf("%d windows in 120 ms at 10 ms: %q", len(wins), data)
+	}
+	var prevEnd int64
+	for i, w := range wins {
+		f := strings.Fields(w)
+		if len(f) != 3 {
+			t.Fatalf("window %d: %q", i, w)
+		}
+		want := []string{"on", "off"}[i%2]
+		start, err1 := strconv.ParseInt(f[1], 10, 64)
+		end, err2 := strconv.ParseInt(f[2], 10, 64)
+		if f[0] != want || err1 != nil || err2 != nil || end < start || start < prevEnd {
+			t.Fatalf("window %d: %q (want state %s, start ≥ %d, end ≥ start)", i, w, want, prevEnd)
+		}
+		prevEnd = end
+	}
+	// Every window but the last ended with a transition.
+	if col.pauses+col.resumes != len(wins)-1 || col.pauses < col.resumes || col.pauses > col.resumes+1 {
+		t.Errorf("%d pauses and %d resumes for %d windows", col.pauses, col.resumes, len(wins))
+	}
+}
+
+func TestAlternateBadLog(t *testing.T) {
+	_, err := alternate(context.Background(), &fakePausable{}, time.Second, filepath.Join(t.TempDir(), "no", "such", "dir"))
+	if err == nil {
+		t.Fatal("no error for a log in a missing directory")
+	}
+}
