@@ -130,7 +130,10 @@ bench-profile:
 	$(GO) test -run '^$$' -bench . -benchmem ./profile/...
 # Collector overhead: fio IOPS and CPU in ROUNDS pairs of WINDOW-second
 # windows without and with the BPF collector during one fio run per
-# iodepth; BACKING=tmpfs for a CPU-only device (needs root and fio).
+# iodepth; BACKING=tmpfs for a CPU-only device; ALTERNATE=500ms detaches
+# and attaches the collector every 500 ms in one dpperf process instead
+# (DURATION seconds per iodepth); PROFILE_FLAGS="--sample 1000" (needs
+# root and fio).
 bench-profile-overhead: setup build
 	bash scripts/e2e/profile-overhead.sh examples/profile/overhead.txt
 # Regenerate the BPF collector from profile/collect/bpf/block.c (the output
