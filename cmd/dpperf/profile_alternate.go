@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -23,7 +24,7 @@ type pausable interface {
 // compare the workload's own throughput log between neighbouring windows
 // without and with the collector (scripts/e2e/profile-overhead.sh);
 // alternating within one process leaves dpperf's start-up and exit out of
-// both. The returned channel is closed after the last window is written.
+// both. The returned channel receives the outcome once the log is closed.
 func alternate(ctx context.Context, col pausable, period time.Duration, logPath string) (<-chan error, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -32,31 +33,7 @@ func alternate(ctx context.Context, col pausable, period time.Duration, logPath 
 	done := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriter(f)
-		fmt.Fprintln(w, "# dpperf profile run --alternate: state start_unix_ns end_unix_ns")
-		on, start := true, time.Now()
-		tick := time.NewTicker(period)
-		defer tick.Stop()
-		var err error
-		for err == nil {
-			select {
-			case <-ctx.Done():
-				fmt.Fprintf(w, "%s %d %d\n", state(on), start.UnixNano(), time.Now().UnixNano())
-				err = context.Canceled
-				continue
-			case <-tick.C:
-			}
-			end := time.Now()
-			if on {
-				col.Pause()
-			} else if err = col.Resume(); err != nil {
-				break
-			}
-			fmt.Fprintf(w, "%s %d %d\n", state(on), start.UnixNano(), end.UnixNano())
-			on, start = !on, time.Now()
-		}
-		if err == context.Canceled {
-			err = nil
-		}
+		err := writeWindows(ctx, col, period, w)
 		if ferr := w.Flush(); err == nil {
 			err = ferr
 		}
@@ -64,9 +41,32 @@ func alternate(ctx context.Context, col pausable, period time.Duration, logPath 
 			err = cerr
 		}
 		done <- err
-		close(done)
 	}()
 	return done, nil
+}
+
+// writeWindows alternates the collector and writes the windows to w. It
+// returns nil when ctx ends (after the last window), or the error of an
+// attach that failed.
+func writeWindows(ctx context.Context, col pausable, period time.Duration, w io.Writer) error {
+	fmt.Fprintln(w, "# dpperf profile run --alternate: state start_unix_ns end_unix_ns")
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for on, start := true, time.Now(); ; on, start = !on, time.Now() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(w, "%s %d %d\n", state(on), start.UnixNano(), time.Now().UnixNano())
+			return nil
+		case <-tick.C:
+		}
+		end := time.Now()
+		if on {
+			col.Pause()
+		} else if err := col.Resume(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s %d %d\n", state(on), start.UnixNano(), end.UnixNano())
+	}
 }
 
 func state(on bool) string {
