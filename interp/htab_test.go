@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/interp/interptest"
 	"github.com/dpperf/dpperf/mapstate"
 )
 
@@ -17,9 +17,7 @@ import (
 func TestHashBucket(t *testing.T) {
 	for _, ks := range []uint32{4, 6, 16} {
 		pm := &bpfprog.Map{Name: "h", Type: ebpf.Hash, KeySize: ks, ValueSize: 8, MaxEntries: 100}
-		p, err := bpfprog.New("h", ebpf.XDP, asm.Instructions{
-			asm.LoadMapPtr(asm.R1, 0).WithReference("h"), asm.Mov.Imm(asm.R0, 2), asm.Return()},
-			map[string]*bpfprog.Map{"h": pm})
+		p, err := interptest.MapProgram(pm)
 		if err != nil {
 			t.Fatal(err)
 		}

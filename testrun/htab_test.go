@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/interp/interptest"
 	"github.com/dpperf/dpperf/mapstate"
 )
 
@@ -27,9 +27,7 @@ func TestHashBucketOrder(t *testing.T) {
 		}
 		defer km.Close()
 		pm := &bpfprog.Map{Name: "h", Type: ebpf.Hash, KeySize: ks, ValueSize: 8, MaxEntries: 64}
-		p, err := bpfprog.New("h", ebpf.XDP, asm.Instructions{
-			asm.LoadMapPtr(asm.R1, 0).WithReference("h"), asm.Mov.Imm(asm.R0, 2), asm.Return()},
-			map[string]*bpfprog.Map{"h": pm})
+		p, err := interptest.MapProgram(pm)
 		if err != nil {
 			t.Fatal(err)
 		}
