@@ -69,6 +69,23 @@ echo "$3 $4 $s $e $((p1 - p0)) $((c1 - c0)) $((f1 - f0))" >> "$1"
 EOF
 chmod +x "$work/mark.sh"
 
+# Functions both tables' awk programs use.
+stats_awk='
+    # sort_ sorts a[1..k] in place (insertion sort: k is small).
+    function sort_(a, k,   i, j, x) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
+    }
+    # boot_loss fills bl[1..2000], sorted, with the loss in % (1 - sum on / sum off)
+    # of 2000 bootstrap resamples of the k pairs on[i], off[i].
+    function boot_loss(on, off, k, bl,   b, i, j, x, y) {
+      for (b = 1; b <= 2000; b++) {
+        x = y = 0
+        for (i = 1; i <= k; i++) { j = 1 + int(rand() * k); x += on[j]; y += off[j] }
+        bl[b] = 100 * (1 - x / y)
+      }
+      sort_(bl, 2000)
+    }'
+
 # measure DEPTH prints one row of the table.
 measure() {
   local depth=$1 marks=$work/marks-$1 total=$((rounds * 2 * (win + 2) + 10))
@@ -91,7 +108,7 @@ measure() {
   done
   kill "$fp" 2>/dev/null || true
   wait "$fp" 2>/dev/null || true
-  awk -v depth="$depth" -v win="$win" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+  awk -v depth="$depth" -v win="$win" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" "$stats_awk"'
     NR == FNR { split($0, f, ","); n++; t[n] = f[1] + 0; v[n] = f[2] + 0; next }
     { r = $1; m = $2; s[r, m] = $3; e[r, m] = $4; pcpu[r, m] = $5; pcs[r, m] = $6; fcpu[r, m] = $7; rounds[r] = 1 }
     # mean IOPS of the samples of a window, its first 300 ms left out
@@ -99,8 +116,8 @@ measure() {
       for (i = 1; i <= n; i++) if (t[i] > a + 300 && t[i] <= b) { sum += v[i]; k++ }
       return k ? sum / k : 0
     }
-    function median(a, k,   i, j, x) {
-      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
+    function median(a, k) {
+      sort_(a, k)
       return k % 2 ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
     }
     END {
@@ -115,12 +132,7 @@ measure() {
         fon += fcpu[r, "on"] / (e[r, "on"] - s[r, "on"]) / 1e4; foff += fcpu[r, "off"] / (e[r, "off"] - s[r, "off"]) / 1e4
       }
       if (k < 2) { print depth, "too few windows"; exit }
-      for (b = 1; b <= 2000; b++) {
-        x = y = 0
-        for (i = 1; i <= k; i++) { j = 1 + int(rand() * k); x += N[j]; y += O[j] }
-        bl[b] = 100 * (1 - x / y)
-      }
-      for (i = 2; i <= 2000; i++) for (j = i; j > 1 && bl[j-1] > bl[j]; j--) { x = bl[j]; bl[j] = bl[j-1]; bl[j-1] = x }
+      boot_loss(N, O, k, bl)
       med = median(loss, k)
       printf "%-5s %6d %9.0f ± %5.0f %9.0f ± %5.0f %6.2f%% %6.2f..%.2f%% %7.2f%% %6.1f..%.1f%% %5.1f%% %5.1f%% %8.3f %8.1f   %s\n", depth, k,
         soff / k, sqrt((ssoff - soff * soff / k) / (k - 1)), son / k, sqrt((sson - son * son / k) / (k - 1)),
@@ -141,7 +153,7 @@ measure_alternate() {
     --duration "${dur}s" >/dev/null 2>"$work/dpperf-$depth.err" || { cat "$work/dpperf-$depth.err" >&2; exit 1; }
   kill "$fp" 2>/dev/null || true
   wait "$fp" 2>/dev/null || true
-  awk -v depth="$depth" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+  awk -v depth="$depth" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" "$stats_awk"'
     NR == FNR { split($0, f, ","); n++; t[n] = f[1] + 0; v[n] = f[2] + 0; next }
     /^#/ { next }
     # mean IOPS of the 100 ms samples wholly inside a window
@@ -156,17 +168,9 @@ measure_alternate() {
         son += ON[m]; sref += REF[m]
       }
       if (m < 2) { print depth, "too few windows"; exit }
-      for (b = 1; b <= 2000; b++) {
-        x = y = 0
-        for (i = 1; i <= m; i++) { j = 1 + int(rand() * m); x += ON[j]; y += REF[j] }
-        bl[b] = 100 * (1 - x / y)
-      }
-      asort_(bl, 2000); asort_(loss, m)
+      boot_loss(ON, REF, m, bl); sort_(loss, m)
       printf "%-5s %6d %9.0f %9.0f %7.2f%% %7.2f..%.2f%% %7.2f%% %6.1f..%.1f%%   %s\n", depth, m, sref / m, son / m,
         100 * (1 - son / sref), bl[51], bl[1950], loss[int((m + 1) / 2)], loss[int((m + 3) / 4)], loss[int((3 * m + 3) / 4)], load
-    }
-    function asort_(a, k,   i, j, x) {
-      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
     }' "$work/iops-${depth}_iops.1.log" "$wins"
 }
 
