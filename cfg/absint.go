@@ -32,6 +32,7 @@ const (
 	unknown kind = iota // any value
 	scalar              // a known constant in off
 	pointer             // a pointer into region at base+off (off known when exact)
+	between             // a scalar in [off, hi], unsigned: constants joined
 )
 
 // value is the abstract value of a register or a stack slot.
@@ -40,10 +41,25 @@ type value struct {
 	region Region
 	exact  bool  // pointer offset known
 	base   int32 // stack: frame id; map value / map: map index
-	off    int64 // scalar: the constant; pointer: the offset
+	off    int64 // scalar: the constant; pointer: the offset; between: the least
+	hi     int64 // between: the greatest (unsigned)
+	// maybeNull: a pointer that may be NULL (a map lookup's result not
+	// known to find an element). Other pointers never are.
+	maybeNull bool
 }
 
 var top = value{}
+
+// bounds returns the unsigned range of a scalar or a joined scalar.
+func (v value) bounds() (lo, hi uint64, ok bool) {
+	switch v.kind {
+	case scalar:
+		return uint64(v.off), uint64(v.off), true
+	case between:
+		return uint64(v.off), uint64(v.hi), true
+	}
+	return 0, 0, false
+}
 
 func constant(v int64) value { return value{kind: scalar, off: v} }
 
@@ -55,8 +71,13 @@ func join(a, b value) value {
 	if a == b {
 		return a
 	}
+	if lo, hi, ok := a.bounds(); ok {
+		if blo, bhi, ok := b.bounds(); ok {
+			return value{kind: between, off: int64(min(lo, blo)), hi: int64(max(hi, bhi))}
+		}
+	}
 	if a.kind == pointer && b.kind == pointer && a.region == b.region && a.base == b.base {
-		return value{kind: pointer, region: a.region, base: a.base}
+		return value{kind: pointer, region: a.region, base: a.base, maybeNull: a.maybeNull || b.maybeNull}
 	}
 	return top
 }
@@ -142,6 +163,21 @@ func (s *state) load(p value, off int64, size int) value {
 	if !ok || sl.size != size {
 		return top
 	}
+	if size < 8 {
+		// A narrow store kept the low bytes only, and a narrow load
+		// zero-extends them; no pointer survives it.
+		lo, hi, ok := sl.v.bounds()
+		mask := uint64(1)<<(8*size) - 1
+		switch {
+		case !ok:
+			return top
+		case lo == hi:
+			return constant(int64(lo & mask))
+		case hi <= mask:
+			return sl.v
+		}
+		return top
+	}
 	return sl.v
 }
 
@@ -196,7 +232,7 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 			}
 			return top
 		default:
-			return value{kind: pointer, region: dst.region, base: dst.base}
+			return value{kind: pointer, region: dst.region, base: dst.base, maybeNull: dst.maybeNull}
 		}
 	}
 	if src.kind == pointer && op == asm.Add && dst.kind == scalar && !is32 {
@@ -222,6 +258,20 @@ func width(is32 bool) int {
 // decide evaluates a conditional jump: known reports whether the outcome is
 // certain, taken what it is.
 func decide(op asm.JumpOp, is32 bool, a, b value) (taken, known bool) {
+	if b.kind == pointer && a.kind != pointer {
+		a, b, op = b, a, bpfprog.Mirror(op)
+	}
+	if a.kind == pointer && !a.maybeNull && b.kind == scalar && b.off == 0 && !is32 {
+		// A pointer that cannot be NULL against NULL: only (in)equality
+		// is decided; the verifier refuses orderings of such pointers.
+		switch op {
+		case asm.JEq:
+			return false, true
+		case asm.JNE:
+			return true, true
+		}
+		return false, false
+	}
 	switch {
 	case a.kind == scalar && b.kind == scalar:
 	case a.kind == pointer && b.kind == pointer && a.exact && b.exact &&

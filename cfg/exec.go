@@ -1,6 +1,7 @@
 package cfg
 
 import (
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 )
 
@@ -152,6 +153,7 @@ func (x *expander) exec(id NodeID, b *Block, st *state) {
 			res := top
 			if fn == asm.FnMapLookupElem && hop.Map >= 0 {
 				res = ptr(RegionMapValue, int32(hop.Map), 0)
+				res.maybeNull = !x.arrayHit(hop.Map, st)
 			}
 			if !readOnlyHelpers[fn] {
 				for r := asm.R1; r <= asm.R5; r++ {
@@ -167,4 +169,16 @@ func (x *expander) exec(id NodeID, b *Block, st *state) {
 		}
 	}
 	x.g.Nodes[id].Ops = ops
+}
+
+// arrayHit reports whether a lookup in map m, with the key r2 points to,
+// finds an element on every path into it: m is an array and the key below
+// its size on every path (array lookups fail for no other reason).
+func (x *expander) arrayHit(m int16, st *state) bool {
+	spec := x.g.Maps[m]
+	if spec == nil || (spec.Type != ebpf.Array && spec.Type != ebpf.PerCPUArray) || spec.KeySize != 4 {
+		return false
+	}
+	_, hi, ok := st.load(st.regs[asm.R2], 0, 4).bounds()
+	return ok && hi < uint64(spec.MaxEntries)
 }

@@ -1,0 +1,99 @@
+package cfg
+
+import (
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
+)
+
+// keyedLookup looks up key 1 or key 3 (chosen by a packet byte) in the
+// array "arr" and returns 2 when an element is found, 1 when not.
+func keyedLookup() asm.Instructions {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 0, asm.Word), // data
+		asm.LoadMem(asm.R4, asm.R2, 0, asm.Byte), // a packet byte: unknown
+		asm.Mov.Imm(asm.R5, 1),
+		asm.JEq.Imm(asm.R4, 7, ""), // → store
+		asm.Mov.Imm(asm.R5, 3),
+		asm.StoreMem(asm.R10, -4, asm.R5, asm.Word), // store: the key
+		asm.LoadMapPtr(asm.R1, 0).WithReference("arr"),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, -4),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, ""), // → not found
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Return(),
+		asm.Mov.Imm(asm.R0, 1), // not found
+		asm.Return(),
+	}
+	insns[3].Offset = 1
+	insns[10].Offset = 2
+	return insns
+}
+
+func exits(t *testing.T, insns asm.Instructions, maps map[string]*bpfprog.Map) int {
+	t.Helper()
+	p, err := bpfprog.New("t", ebpf.XDP, insns, maps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Build(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range g.Edges {
+		if e.Kind == EdgeExit {
+			n++
+		}
+	}
+	return n
+}
+
+// TestArrayLookupNotNull: an array lookup whose key is below the array's
+// size on every path finds an element, so its NULL check has one side;
+// a key that may reach the size keeps both, and so does a hash map.
+func TestArrayLookupNotNull(t *testing.T) {
+	for _, tc := range []struct {
+		typ     ebpf.MapType
+		entries uint32
+		exits   int
+	}{
+		{ebpf.Array, 4, 1},
+		{ebpf.PerCPUArray, 4, 1},
+		{ebpf.Array, 3, 2}, // key 3 is out of range: NULL
+		{ebpf.Hash, 4, 2},
+	} {
+		maps := map[string]*bpfprog.Map{"arr": {Name: "arr", Type: tc.typ, KeySize: 4, ValueSize: 8, MaxEntries: tc.entries}}
+		if got := exits(t, keyedLookup(), maps); got != tc.exits {
+			t.Errorf("%v of %d entries: %d exits, want %d", tc.typ, tc.entries, got, tc.exits)
+		}
+	}
+}
+
+// TestNarrowLoadTruncates: a 32-bit store of a 64-bit constant keeps its
+// low half, which a 32-bit load reads back zero-extended.
+func TestNarrowLoadTruncates(t *testing.T) {
+	insns := asm.Instructions{
+		asm.LoadImm(asm.R1, 0x1_0000_0002, asm.DWord),
+		asm.StoreMem(asm.R10, -4, asm.R1, asm.Word),
+		asm.LoadMem(asm.R2, asm.R10, -4, asm.Word),
+		asm.Mov.Imm(asm.R0, 1),
+		asm.JEq.Imm(asm.R2, 2, ""), // always taken
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Return(),
+	}
+	insns[4].Offset = 1
+	g, err := build(t, insns, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range g.Edges {
+		if e.Kind == EdgeNotTaken {
+			t.Fatalf("the comparison of the loaded low half with 2 kept its not-taken side")
+		}
+	}
+}
