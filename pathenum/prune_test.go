@@ -137,3 +137,30 @@ func TestPruneChain(t *testing.T) {
 		t.Fatalf("%d live paths, want %d", live, n+1)
 	}
 }
+
+// TestPrefixSetShorterLater: a prefix added after a longer one it starts
+// covers the longer one's extensions and its siblings, and a state the
+// walk reached before the shorter prefix came is dead after it.
+func TestPrefixSetShorterLater(t *testing.T) {
+	s := NewPrefixSet()
+	s.Add([]int32{1, 2, 3})
+	st := s.step(s.step(0, 1), 2)
+	if st < 0 || s.Covers([]int32{1, 2}) || !s.Covers([]int32{1, 2, 3, 9}) || s.Covers([]int32{1, 2, 4}) {
+		t.Fatalf("after {1,2,3}: state %d, covers {1,2} %v, {1,2,3,9} %v, {1,2,4} %v",
+			st, s.Covers([]int32{1, 2}), s.Covers([]int32{1, 2, 3, 9}), s.Covers([]int32{1, 2, 4}))
+	}
+	s.Add([]int32{1, 2})
+	if got := s.step(s.step(0, 1), 2); got != stDead {
+		t.Fatalf("walk to {1,2}: state %d, want dead", got)
+	}
+	if got := s.step(st, 4); got != stDead {
+		t.Fatalf("step from the state cached before the shorter prefix: %d, want dead", got)
+	}
+	if !s.Covers([]int32{1, 2, 4}) || s.Covers([]int32{1, 5}) || s.Len != 2 {
+		t.Fatalf("covers {1,2,4} %v, {1,5} %v, %d prefixes", s.Covers([]int32{1, 2, 4}), s.Covers([]int32{1, 5}), s.Len)
+	}
+	s.Add([]int32{1, 2, 7}) // already covered
+	if s.Len != 2 {
+		t.Fatalf("a covered prefix was counted: %d", s.Len)
+	}
+}
