@@ -40,10 +40,12 @@ type Result struct {
 // SearchInfo describes a search for the slowest satisfiable path.
 type SearchInfo struct {
 	Workers    int     `json:"workers"`
-	Checked    int     `json:"paths_checked"`  // paths decided, in order
-	Refuted    int     `json:"paths_refuted"`  // of which impossible
-	Unknown    int     `json:"paths_unknown"`  // solver timeouts, taken as possible
-	Folded     int     `json:"refuted_folded"` // refuted by a constant condition, without the solver
+	Checked    int     `json:"paths_checked"`    // paths decided, in order
+	Refuted    int     `json:"paths_refuted"`    // of which impossible
+	Unknown    int     `json:"paths_unknown"`    // solver timeouts, taken as possible
+	Folded     int     `json:"refuted_folded"`   // refuted by a constant condition, without the solver
+	ByLemma    int     `json:"refuted_by_lemma"` // refuted by a lemma another path taught, without the solver
+	Lemmas     int     `json:"lemmas"`           // refuted windows learned (symex.Lemmas)
 	Solver     int     `json:"solver_checks"`
 	Prefixes   int     `json:"refuted_prefixes"` // prefixes pruned from the enumeration
 	Enumerated int     `json:"paths_enumerated"`

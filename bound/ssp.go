@@ -78,8 +78,9 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	jobs := make(chan job)
 	verdicts := make(chan verdict, workers)
 	checkers := make([]*symex.Checker, workers)
+	lemmas := &symex.Lemmas{}
 	for i := range checkers {
-		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket})
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: lemmas})
 		if err != nil {
 			for _, ch := range checkers[:i] {
 				ch.Close()
@@ -121,6 +122,8 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		}
 		s.stats.Solver += ch.Checks
 		s.stats.Folded += ch.Folded
+		s.stats.ByLemma += ch.ByLemma
+		s.stats.Lemmas += ch.Learned
 	}
 	if err != nil {
 		return nil, err

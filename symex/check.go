@@ -30,6 +30,10 @@ type Options struct {
 	// reaches); Example restores the exact values. 0: DefaultAbstract;
 	// negative: never.
 	Abstract int
+	// Lemmas, when set, collects the refuted windows of paths (see
+	// Lemmas) and refutes later paths with them; Checkers of one search
+	// share it.
+	Lemmas *Lemmas
 }
 
 // DefaultAbstract is the default Options.Abstract.
@@ -63,6 +67,9 @@ type Checker struct {
 	Checks   int // solver checks, including those that find the refuted prefix
 	Folded   int // paths refuted without the solver (a constant condition)
 	Restarts int // solvers killed for overrunning their timeout
+	Learned  int // lemmas learned (see Lemmas)
+	ByLemma  int // paths refuted by a lemma, without the solver
+	aux      *smt.Solver
 	// PathTime and PrefixTime are the solver's time on whole paths and on
 	// the search for refuted prefixes.
 	PathTime, PrefixTime time.Duration
@@ -116,8 +123,13 @@ func (c *Checker) abstract() uint32 {
 	return uint32(c.opts.Abstract)
 }
 
-// Close stops the solver.
-func (c *Checker) Close() error { return c.s.Close() }
+// Close stops the solvers.
+func (c *Checker) Close() error {
+	if c.aux != nil {
+		c.aux.Close()
+	}
+	return c.s.Close()
+}
 
 // Notes lists the over-approximations the paths checked so far needed.
 func (c *Checker) Notes() []string {
@@ -143,6 +155,10 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 			return Outcome{Result: smt.Unsat, Prefix: d.n}, nil
 		}
 		return Outcome{}, err
+	}
+	if n := c.refutedByLemma(); n > 0 {
+		c.ByLemma++
+		return Outcome{Result: smt.Unsat, Prefix: n}, nil
 	}
 	start := time.Now()
 	res, err := c.checkAt(ctx, len(edges), 0)
@@ -186,6 +202,9 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		}
 	}
 	c.knownSat = known
+	if err := c.learn(ctx, hi, budget); err != nil && ctx.Err() == nil {
+		return Outcome{}, err
+	}
 	return Outcome{Result: smt.Unsat, Prefix: hi}, nil
 }
 

@@ -15,6 +15,12 @@ import (
 func graphOf(t testing.TB, obj, prog string) *cfg.Graph {
 	t.Helper()
 	p, err := bpfprog.LoadFile(obj, prog)
+	return graphFrom(t, p, err)
+}
+
+// graphFrom builds the graph of p, which err (of loading p) must be nil for.
+func graphFrom(t testing.TB, p *bpfprog.Program, err error) *cfg.Graph {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,5 +35,12 @@
 // new levels only when a check needs them, so the model of the last check
 // can decide a longer prefix without a check (Probe, Extend). An
 // unsatisfiable path comes back with the shortest prefix the solver
-// refutes, found by binary search over prefixes.
+// refutes, found by binary search over prefixes. With Options.Lemmas, the
+// Checker also finds, by a second binary search on a second solver, the
+// shortest run of that prefix's last edges whose assertions contradict each
+// other on their own, and keeps their text with canonical names (a lemma):
+// a later path over the same edges whose text is the same is refuted
+// without the solver. Paths that differ only in an earlier, unrelated
+// choice (which of two VLAN ethertypes, say) then cost one solver
+// refutation in all instead of one each.
 package symex
