@@ -11,30 +11,30 @@ def perf_xdpfilt_alw_ip(pkt, state):
                 if pkt.len >= 22:
                     if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
                         if pkt.len >= 26:
-                            return 153  # 77..229, path 25 not explored further
+                            return 159  # 89..229, path 25 not explored further
                         else:
                             return 78  # path 26
                     elif pkt[20:22] == 0x88a8:  # parsing_helpers.h:68
-                        return 147.5  # 66..229, path 24 not explored further
+                        return 153.5  # 78..229, path 24 not explored further
                     else:
-                        return 133.5  # 63..204, path 23 not explored further
+                        return 139.5  # 75..204, path 23 not explored further
                 else:
                     return 62  # path 27
             elif pkt.vlan.type == 0x88a8:
                 if pkt.len >= 22:
                     if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
-                        return 147.5  # 66..229, path 21 not explored further
+                        return 153.5  # 78..229, path 21 not explored further
                     else:
-                        return 146  # 62..230, path 20 not explored further
+                        return 152  # 74..230, path 20 not explored further
                 else:
                     return 62  # path 22
             elif pkt.vlan.type == 0x86dd:
                 if pkt.len >= 58:
-                    return 120  # 52..188, path 18 not explored further
+                    return 126  # 64..188, path 18 not explored further
                 else:
                     return 61  # path 19
             else:
-                return 73.5  # 51..96, 2 paths, 1 not explored further
+                return 77.5  # 59..96, 2 paths, 1 not explored further
         else:
             return 46  # path 28
     elif pkt.eth.type == 0x88a8:
@@ -42,29 +42,29 @@ def perf_xdpfilt_alw_ip(pkt, state):
             if pkt.vlan.type == 0x8100:
                 if pkt.len >= 22:
                     if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
-                        return 147.5  # 66..229, path 13 not explored further
+                        return 153.5  # 78..229, path 13 not explored further
                     else:
-                        return 146  # 62..230, path 12 not explored further
+                        return 152  # 74..230, path 12 not explored further
                 else:
                     return 62  # path 14
             elif pkt.vlan.type == 0x88a8:
                 if pkt.len >= 22:
-                    return 145.5  # 61..230, path 10 not explored further
+                    return 151.5  # 73..230, path 10 not explored further
                 else:
                     return 62  # path 11
             elif pkt.vlan.type == 0x86dd:
-                return 118.5  # 49..188, path 9 not explored further
+                return 124.5  # 61..188, path 9 not explored further
             else:
-                return 71.5  # 47..96, path 8 not explored further
+                return 77.5  # 59..96, path 8 not explored further
         else:
             return 46  # path 15
     elif pkt.eth.type == 0x86dd:
         if pkt.len >= 54:
             if pkt.len >= 56:
                 if pkt.ipv6.next_hdr <= 50:
-                    return 110  # 49..171, path 4 not explored further
+                    return 116  # 61..171, path 4 not explored further
                 else:
-                    return 111  # 49..173, path 5 not explored further
+                    return 117  # 61..173, path 5 not explored further
             else:
                 return 49  # path 6
         else:
