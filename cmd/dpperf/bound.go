@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +60,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
+	memory := fs.Int("memory", 768, "soft limit on the heap in `MIB` MiB, at which the garbage collector works harder (0: none; GOMEMLIMIT overrides)")
 	doMeasure := fs.Bool("measure", false, "replay the example packet with BPF_PROG_TEST_RUN (root): check its verdict and path, time it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -69,6 +72,14 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *paths < 1 {
 		return fail.Usagef("bound: --paths must be at least 1")
+	}
+	if *memory < 0 {
+		return fail.Usagef("bound: --memory must not be negative")
+	}
+	if *memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// A long search keeps every refuted prefix: without a limit the
+		// heap grows to twice what is live before a collection.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(*memory) << 20))
 	}
 	var m bound.Metric
 	switch *metric {

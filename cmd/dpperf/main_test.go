@@ -140,6 +140,7 @@ func TestBoundErrors(t *testing.T) {
 		{[]string{"bound", "--target", "/nonexistent.yaml", fig2}, 2, "/nonexistent.yaml"},
 		{[]string{"bound", "--require", "fast", fig2}, 2, "bad rate"},
 		{[]string{"bound", "--paths", "0", fig2}, 2, "--paths"},
+		{[]string{"bound", "--memory", "-1", fig2}, 2, "--memory"},
 		{[]string{"bound", "--bogus", fig2}, 2, "flag provided but not defined"},
 		{[]string{"bound", "--require", "100Mpps", fig2}, 1, "below the required 100 Mpkt/s"},
 		{[]string{"bound", "--require", "10Gbit/s", fig2}, 0, ""},
