@@ -123,8 +123,8 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		s.stats.Solver += ch.Checks
 		s.stats.Folded += ch.Folded
 		s.stats.ByLemma += ch.ByLemma
-		s.stats.Lemmas += ch.Learned
 	}
+	s.stats.Lemmas = lemmas.Len()
 	if err != nil {
 		return nil, err
 	}

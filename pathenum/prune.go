@@ -66,9 +66,6 @@ func (s *PrefixSet) Add(edges []int32) {
 // rootDead reports whether the empty prefix is dead (every path is).
 func (s *PrefixSet) rootDead() bool { return s.child[0] == dead }
 
-// States returns the number of trie states held.
-func (s *PrefixSet) States() int { return len(s.edge) }
-
 // step extends a trie state by one edge.
 func (s *PrefixSet) step(st, edge int32) int32 {
 	switch {

@@ -67,7 +67,6 @@ type Checker struct {
 	Checks   int // solver checks, including those that find the refuted prefix
 	Folded   int // paths refuted without the solver (a constant condition)
 	Restarts int // solvers killed for overrunning their timeout
-	Learned  int // lemmas learned (see Lemmas)
 	ByLemma  int // paths refuted by a lemma, without the solver
 	aux      *smt.Solver
 	// PathTime and PrefixTime are the solver's time on whole paths and on
@@ -273,19 +272,12 @@ func (c *Checker) byModel(n int) (bool, error) {
 	if len(asserts) == 0 {
 		return true, nil
 	}
-	need := map[string]bool{}
-	var walk func(text string)
-	walk = func(text string) {
-		for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }) {
-			if d, ok := defs[tok]; ok && !need[tok] {
-				need[tok] = true
-				size += len(d.bind)
-				walk(d.expr)
-			}
-		}
-	}
-	for _, a := range asserts {
-		walk(a)
+	need := uses(asserts, func(name string) (string, bool) {
+		d, ok := defs[name]
+		return d.expr, ok
+	})
+	for name := range need {
+		size += len(defs[name].bind)
 	}
 	if size > maxModelText {
 		return false, nil

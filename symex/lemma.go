@@ -135,51 +135,53 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) error 
 	}
 	w := c.window(k)
 	deadline := time.Now().Add(budget)
-	unsat := func(j int) (bool, error) {
+	// unsat returns the text of window [j, k) when the second solver
+	// refutes it, or "".
+	unsat := func(j int) (string, error) {
 		left := time.Until(deadline)
-		if left <= 0 {
-			return false, nil
-		}
 		t := w.text(j, k)
-		if t == "" {
-			return false, nil
+		if left <= 0 || t == "" {
+			return "", nil
 		}
 		if err := c.aux.Push(); err != nil {
-			return false, err
+			return "", err
 		}
 		if err := c.aux.Send(strings.Split(t, "\n")...); err != nil {
-			return false, err
+			return "", err
 		}
 		c.Checks++
 		r, err := c.aux.CheckFor(ctx, left)
 		if errors.Is(err, smt.ErrStalled) {
-			// Killed for overrunning: start afresh next time.
+			// Killed for overrunning: undecided, as is every window
+			// after it; a new solver starts with the next prefix.
 			c.aux.Close()
 			c.aux = nil
-			return false, errStalledAux
+			deadline = time.Now()
+			return "", nil
 		}
 		if err != nil {
-			return false, err
+			return "", err
 		}
 		if err := c.aux.Pop(); err != nil {
-			return false, err
+			return "", err
 		}
-		return r == smt.Unsat, nil
+		if r != smt.Unsat {
+			return "", nil
+		}
+		return t, nil
 	}
 	// The whole prefix is refuted (j = 0); fewer levels assert less, so
 	// the refuted windows are those starting at or before some j.
 	lo, hi := 0, k-1
+	text := ""
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		ok, err := unsat(mid)
-		if errors.Is(err, errStalledAux) {
-			return nil // learn nothing from this prefix
-		}
+		t, err := unsat(mid)
 		if err != nil {
 			return err
 		}
-		if ok {
-			lo = mid
+		if t != "" {
+			lo, text = mid, t
 		} else {
 			hi = mid - 1
 		}
@@ -189,12 +191,9 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) error 
 		// already does.
 		return nil
 	}
-	ls.add(c.path[lo:k], w.text(lo, k))
-	c.Learned++
+	ls.add(c.path[lo:k], text)
 	return nil
 }
-
-var errStalledAux = errors.New("lemma solver stalled")
 
 // window gives the canonical text of windows of the first n loaded levels.
 type window struct {
@@ -224,32 +223,28 @@ func (c *Checker) window(n int) *window {
 // its rank of first appearance; "" when the window asserts nothing.
 func (w *window) text(j, k int) string {
 	var asserts []defAt
-	need := map[defAt]bool{}
-	var visit func(line string)
-	visit = func(line string) {
-		for _, tok := range tokens(line) {
-			d, ok := w.def[tok]
-			if !ok || need[d] {
-				continue
-			}
-			need[d] = true
-			visit(w.levels[d.level][d.line])
-		}
-	}
+	var roots []string
 	for i := j; i < k; i++ {
 		for l, line := range w.levels[i] {
 			if strings.HasPrefix(line, "(assert ") {
 				asserts = append(asserts, defAt{i, l})
-				visit(line)
+				roots = append(roots, line)
 			}
 		}
 	}
 	if len(asserts) == 0 {
 		return ""
 	}
+	need := uses(roots, func(name string) (string, bool) {
+		d, ok := w.def[name]
+		if !ok {
+			return "", false
+		}
+		return w.levels[d.level][d.line], true
+	})
 	lines := make([]defAt, 0, len(need)+len(asserts))
-	for d := range need {
-		lines = append(lines, d)
+	for name := range need {
+		lines = append(lines, w.def[name])
 	}
 	slices.SortFunc(lines, func(a, b defAt) int {
 		if a.level != b.level {
@@ -304,13 +299,30 @@ func canonical(line string, defs map[string]defAt, rename map[string]string) str
 	return sb.String()
 }
 
-// tokens returns the names and literals of an SMT-LIB line.
-func tokens(line string) []string {
-	return strings.FieldsFunc(line, func(r rune) bool { return r > 0x7f || !isNameByte(byte(r)) })
-}
-
 func isNameByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '#'
+}
+
+// uses returns the names that the SMT-LIB texts roots use, directly or
+// through the definitions body gives (false: not a defined name).
+func uses(roots []string, body func(name string) (string, bool)) map[string]bool {
+	need := map[string]bool{}
+	var walk func(text string)
+	walk = func(text string) {
+		for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }) {
+			if need[tok] {
+				continue
+			}
+			if b, ok := body(tok); ok {
+				need[tok] = true
+				walk(b)
+			}
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return need
 }
 
 // definedName returns the name a define-fun, declare-const or declare-fun
