@@ -36,6 +36,11 @@ type blockLayout struct {
 	Opcode   uint16
 }
 
+type blockOccupancy struct {
+	_   structs.HostLayout
+	Way [8]uint8
+}
+
 type blockStage struct {
 	_     structs.HostLayout
 	Words uint32
@@ -51,6 +56,7 @@ const (
 	blockMapCounters       = "counters"
 	blockMapEvents         = "events"
 	blockMapInflight       = "inflight"
+	blockMapOccupied       = "occupied"
 	blockMapStaged         = "staged"
 	blockProgBioQueue      = "bio_queue"
 	blockProgBtfBioQueue   = "btf_bio_queue"
@@ -136,6 +142,7 @@ type blockMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
+	Occupied *ebpf.MapSpec `ebpf:"occupied"`
 	Staged   *ebpf.MapSpec `ebpf:"staged"`
 }
 
@@ -179,6 +186,7 @@ type blockMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
 	Inflight *ebpf.Map `ebpf:"inflight"`
+	Occupied *ebpf.Map `ebpf:"occupied"`
 	Staged   *ebpf.Map `ebpf:"staged"`
 }
 
@@ -187,6 +195,7 @@ func (m *blockMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Inflight,
+		m.Occupied,
 		m.Staged,
 	)
 }

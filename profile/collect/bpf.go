@@ -430,9 +430,12 @@ func (c *BPF) Lost() int64 {
 	return int64(c.counter(0))
 }
 
-// Overwritten returns the requests whose in-kernel record was overwritten
-// before it completed: a bio merged into another request leaves its record
-// behind, and two requests in flight can share a slot of the table.
+// Overwritten returns the requests whose in-kernel record was removed or
+// overwritten before it completed: the records of bios merged into another
+// request (removed when it is issued), of requests whose later events were
+// not seen (reused after a second), of the oldest request of a full set of
+// the table, and of the sector of a request that is not recorded
+// (filtered or not sampled).
 func (c *BPF) Overwritten() int64 {
 	return int64(c.counter(2))
 }

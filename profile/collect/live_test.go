@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/ctftrace"
+	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/record/kernel"
 )
@@ -85,9 +87,8 @@ type stopper interface {
 	Stop()
 }
 
-// profile runs the workload commands under a collector and returns the
-// profile of the 4 KiB reads.
-func profile(t *testing.T, open func(Config) (stopper, error), dev string, cmds ...*exec.Cmd) *analyze.Profile {
+// blockConfig is the collector configuration for the block path on dev.
+func blockConfig(t *testing.T, dev string) Config {
 	t.Helper()
 	p, err := path.Builtin("block")
 	if err != nil {
@@ -97,7 +98,16 @@ func profile(t *testing.T, open func(Config) (stopper, error), dev string, cmds 
 	if err != nil {
 		t.Fatal(err)
 	}
-	col, err := open(Config{Path: p, Dev: d})
+	return Config{Path: p, Dev: d}
+}
+
+// profile runs the workload commands under a collector and returns the
+// profile of the 4 KiB reads.
+func profile(t *testing.T, open func(Config) (stopper, error), dev string, cmds ...*exec.Cmd) *analyze.Profile {
+	t.Helper()
+	cfg := blockConfig(t, dev)
+	p := cfg.Path
+	col, err := open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,5 +410,117 @@ func TestBPFPauseResume(t *testing.T) {
 	}
 	if n := run(true); n < 200 {
 		t.Errorf("only %d requests profiled after Resume", n)
+	}
+}
+
+// readDuring runs cmd, hands every record the collector sends until cmd
+// has ended to each, and returns cmd's standard output. It stops c but
+// leaves it open, for the caller to read its counters and maps.
+func readDuring(t *testing.T, c *BPF, cmd *exec.Cmd, each func(*analyze.Record)) string {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	go func() {
+		cmd.Wait()
+		c.Stop()
+	}()
+	for {
+		var r analyze.Record
+		if err := c.NextRecord(&r); err == io.EOF {
+			return out.String()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		each(&r)
+	}
+}
+
+// Deep queues spread the requests in flight over the ways of the in-flight
+// table (bpf/block.c). Every record must still hold the timestamps of one
+// request, in path order, and every read fio completed must be in a record
+// or counted as overwritten; with sampling, the requests left out must not
+// continue the records of those kept.
+func TestBPFManyInFlight(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 128)
+	cfg := blockConfig(t, dev)
+	for _, sample := range []uint32{1, 3} {
+		cfg.Sample = sample
+		c, err := OpenBPF(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := fio(dev, "4k", 128, 1)
+		cmd.Args[len(cmd.Args)-1] = "--minimal"
+		var records, bad int64
+		out := readDuring(t, c, cmd, func(r *analyze.Record) {
+			if r.Bytes != 4096 || r.Op != event.OpRead {
+				return // udev's probes
+			}
+			records++
+			// Q, G, D, C; I does not fire without an I/O scheduler.
+			q, g, i, dd, cc := r.TS[0], r.TS[1], r.TS[2], r.TS[3], r.TS[4]
+			if r.Dev != cfg.Dev || q <= 0 || g < q || dd < g || cc < dd || i != 0 && (i < g || i > dd) {
+				if bad++; bad <= 5 {
+					t.Errorf("sample %d: record %+v", sample, r.TS[:5])
+				}
+			}
+		})
+		overwritten, lost := c.Overwritten(), c.Lost()
+		c.Close()
+		reads := fioReads(t, cmd, out) / int64(sample)
+		got := records + overwritten
+		t.Logf("sample %d: %d reads kept, %d records, %d overwritten, %d lost", sample, reads, records, overwritten, lost)
+		if got < reads-reads/50 || got > reads+reads/50+64 || lost != 0 || bad != 0 {
+			t.Errorf("sample %d: fio read %d blocks (divided by the sampling rate); %d records, %d overwritten, %d lost, %d out of order", sample, reads, records, overwritten, lost, bad)
+		}
+	}
+}
+
+// Bios that merge into a request leave records that no later event
+// finishes; the request's issue removes them (bpf/block.c,
+// forget_merged), counted as overwritten, so that they do not fill the
+// in-flight table. fio's batches of sequential 4 KiB reads merge in the
+// plug into requests of many bios.
+func TestBPFMergedBios(t *testing.T) {
+	needLive(t)
+	dev := loopDevice(t, 32)
+	cfg := blockConfig(t, dev)
+	c, err := OpenBPF(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cmd := exec.Command("fio", "--name=p", "--filename=/dev/"+dev, "--rw=read", "--bs=4k", "--iodepth=64",
+		"--iodepth_batch_submit=32", "--iodepth_batch_complete_min=32", "--ioengine=libaio", "--direct=1",
+		"--time_based", "--runtime=1s", "--minimal")
+	var records int64
+	out := readDuring(t, c, cmd, func(r *analyze.Record) {
+		if r.Op == event.OpRead {
+			records++
+		}
+	})
+	reads := fioReads(t, cmd, out)
+	overwritten := c.Overwritten()
+	var left int
+	var ev blockEvent
+	for i := uint32(0); i < c.coll.Maps["inflight"].MaxEntries(); i++ {
+		if err := c.coll.Maps["inflight"].Lookup(i, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Dev != 0 {
+			left++
+		}
+	}
+	t.Logf("%d reads, %d records, %d overwritten, %d records left in the table", reads, records, overwritten, left)
+	if records*4 > reads {
+		t.Fatalf("%d requests for %d reads: too few merges to test", records, reads)
+	}
+	if got := records + overwritten; got < reads-reads/100 || got > reads+64 || left > 64 {
+		t.Errorf("%d reads; %d records, %d overwritten (merged), %d records left in the table", reads, records, overwritten, left)
 	}
 }
