@@ -113,8 +113,8 @@ func (r *Result) WriteText(w io.Writer) error {
 					}
 					return "NO"
 				}
-				fmt.Fprintf(w, "  measured (BPF_PROG_TEST_RUN, %d runs): %.1f ns/packet = %s on one core; verdict %d (matches: %s); predicted path taken: %s\n",
-					m.Repeat, m.NsPerPacket, units.PacketRate(m.PacketRate), m.KernelVerdict, ok(m.VerdictMatches), ok(m.PathMatches))
+				fmt.Fprintf(w, "  measured (BPF_PROG_TEST_RUN, median of %d timings of %d runs): %.1f ns/packet = %s on one core; verdict %d (matches: %s); predicted path taken: %s\n",
+					m.Timings, m.Repeat, m.NsPerPacket, units.PacketRate(m.PacketRate), m.KernelVerdict, ok(m.VerdictMatches), ok(m.PathMatches))
 				if m.Mismatch != "" {
 					fmt.Fprintf(w, "    %s\n", m.Mismatch)
 				}

@@ -129,7 +129,8 @@ type Measured struct {
 	PathMatches    bool    `json:"path_matches"`    // the packet ran exactly the predicted instructions
 	Mismatch       string  `json:"mismatch,omitempty"`
 	Repeat         int     `json:"repeat"`
-	NsPerPacket    float64 `json:"ns_per_packet"` // BPF_PROG_TEST_RUN's mean
+	Timings        int     `json:"timings"`       // timings of Repeat runs
+	NsPerPacket    float64 `json:"ns_per_packet"` // median over the timings of BPF_PROG_TEST_RUN's mean
 	// Stateful is set when the example changes the state it runs in so
 	// that its repeats leave the path (a new flow that the next repeat
 	// finds): NsPerPacket then times mostly another path. SingleNs times

@@ -26,6 +26,9 @@ import (
 // Repeat is how many runs one timing takes.
 const Repeat = 200000
 
+// Timings is how many timings an example gets; their median is reported.
+const Timings = 5
+
 // SingleRuns is how many single runs time an example that changes its own
 // state (bound.Measured.Stateful).
 const SingleRuns = 301
@@ -70,11 +73,11 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 
 	// The path, on the interpreter.
 	// The clock the example's timestamps were solved against.
-	opts := interp.Options{ClockStep: symex.ClockStep}
+	iopt := interp.Options{ClockStep: symex.ClockStep}
 	if c := pr.Example.ClockNs; c != nil {
-		opts.Clock = *c
+		iopt.Clock = *c
 	}
-	it, err := interp.New(p, opts)
+	it, err := interp.New(p, iopt)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +111,8 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 		return nil, err
 	}
 	m.KernelVerdict = res.Verdict
-	if m.NsPerPacket, err = repeated(runner, state, in); err != nil {
+	m.Timings = Timings
+	if m.NsPerPacket, err = timed(runner, state, in); err != nil {
 		return nil, err
 	}
 	if m.Stateful {
@@ -124,13 +128,37 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	return m, nil
 }
 
-// repeated is the mean time per run of Repeat runs in one test run.
-func repeated(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64, error) {
-	if err := r.Fill(state); err != nil {
-		return 0, err
+// timed is the median of Timings timings of Repeat runs each (the kernel's
+// mean per run, ns), the state restored before each. One timing takes a
+// few milliseconds, and on a shared or virtual machine now and then one
+// of them meets an interrupt storm or a slower spell of the host; the
+// median leaves such a timing out rather than reporting it.
+func timed(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64, error) {
+	var ns []float64
+	for range Timings {
+		if err := r.Fill(state); err != nil {
+			return 0, err
+		}
+		d, _, err := r.Time(in, Repeat)
+		if err != nil {
+			return 0, err
+		}
+		ns = append(ns, float64(d.Nanoseconds()))
 	}
-	d, _, err := r.Time(in, Repeat)
-	return float64(d.Nanoseconds()), err
+	return median(ns), nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // single times the example in single runs, each after restoring its
