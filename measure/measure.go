@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/cilium/ebpf"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
@@ -26,7 +27,8 @@ import (
 // Repeat is how many runs one timing takes.
 const Repeat = 200000
 
-// Timings is how many timings an example gets; their median is reported.
+// Timings is how many timings an example gets; their median is reported
+// (odd, so that the median is one of them).
 const Timings = 5
 
 // SingleRuns is how many single runs time an example that changes its own
@@ -73,11 +75,11 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 
 	// The path, on the interpreter.
 	// The clock the example's timestamps were solved against.
-	iopt := interp.Options{ClockStep: symex.ClockStep}
+	opts := interp.Options{ClockStep: symex.ClockStep}
 	if c := pr.Example.ClockNs; c != nil {
-		iopt.Clock = *c
+		opts.Clock = *c
 	}
-	it, err := interp.New(p, iopt)
+	it, err := interp.New(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -145,20 +147,8 @@ func timed(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64,
 		}
 		ns = append(ns, float64(d.Nanoseconds()))
 	}
-	return median(ns), nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	slices.Sort(ns)
+	return stat.Quantile(0.5, stat.Empirical, ns, nil), nil
 }
 
 // single times the example in single runs, each after restoring its

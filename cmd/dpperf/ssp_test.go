@@ -13,6 +13,7 @@ import (
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/measure"
 )
 
 // sspCase runs the search on one program and checks what every search
@@ -59,6 +60,9 @@ func sspCase(t *testing.T, obj string, extra ...string) *bound.Result {
 	m := p.Measured
 	if m == nil {
 		t.Fatal("not measured")
+	}
+	if m.Timings != measure.Timings || m.Repeat != measure.Repeat || m.NsPerPacket <= 0 {
+		t.Errorf("measured: %d timings of %d runs, %g ns per packet", m.Timings, m.Repeat, m.NsPerPacket)
 	}
 	unfillable := strings.Contains(m.Mismatch, "cannot be filled")
 	if !unfillable && (!m.VerdictMatches || !m.PathMatches) {
