@@ -36,11 +36,7 @@ func keyedLookup() asm.Instructions {
 
 func exits(t *testing.T, insns asm.Instructions, maps map[string]*bpfprog.Map) int {
 	t.Helper()
-	p, err := bpfprog.New("t", ebpf.XDP, insns, maps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Build(p, Options{})
+	g, err := buildWithMaps(t, insns, maps, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

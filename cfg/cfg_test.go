@@ -13,7 +13,13 @@ import (
 
 func build(t *testing.T, insns asm.Instructions, opts Options) (*Graph, error) {
 	t.Helper()
-	p, err := bpfprog.New("t", ebpf.XDP, insns, nil)
+	return buildWithMaps(t, insns, nil, opts)
+}
+
+// buildWithMaps is build for a program that uses maps.
+func buildWithMaps(t *testing.T, insns asm.Instructions, maps map[string]*bpfprog.Map, opts Options) (*Graph, error) {
+	t.Helper()
+	p, err := bpfprog.New("t", ebpf.XDP, insns, maps)
 	if err != nil {
 		t.Fatal(err)
 	}
