@@ -75,6 +75,11 @@ stats_awk='
     function sort_(a, k,   i, j, x) {
       for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { x = a[j]; a[j] = a[j-1]; a[j-1] = x }
     }
+    # median sorts a[1..k] and returns its median.
+    function median(a, k) {
+      sort_(a, k)
+      return k % 2 ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
+    }
     # boot_loss fills bl[1..2000], sorted, with the loss in % (1 - sum on / sum off)
     # of 2000 bootstrap resamples of the k pairs on[i], off[i].
     function boot_loss(on, off, k, bl,   b, i, j, x, y) {
@@ -115,10 +120,6 @@ measure() {
     function iops(a, b,   i, sum, k) {
       for (i = 1; i <= n; i++) if (t[i] > a + 300 && t[i] <= b) { sum += v[i]; k++ }
       return k ? sum / k : 0
-    }
-    function median(a, k) {
-      sort_(a, k)
-      return k % 2 ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
     }
     END {
       srand(1)
@@ -168,9 +169,9 @@ measure_alternate() {
         son += ON[m]; sref += REF[m]
       }
       if (m < 2) { print depth, "too few windows"; exit }
-      boot_loss(ON, REF, m, bl); sort_(loss, m)
+      boot_loss(ON, REF, m, bl); med = median(loss, m)
       printf "%-5s %6d %9.0f %9.0f %7.2f%% %7.2f..%.2f%% %7.2f%% %6.1f..%.1f%%   %s\n", depth, m, sref / m, son / m,
-        100 * (1 - son / sref), bl[51], bl[1950], loss[int((m + 1) / 2)], loss[int((m + 3) / 4)], loss[int((3 * m + 3) / 4)], load
+        100 * (1 - son / sref), bl[51], bl[1950], med, loss[int((m + 3) / 4)], loss[int((3 * m + 3) / 4)], load
     }' "$work/iops-${depth}_iops.1.log" "$wins"
 }
 
