@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
 
@@ -33,7 +34,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, l := range r.Graph.Loops {
 		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
 	}
-	fmt.Fprintf(w, "\n%s\n", kindTitles[r.Kind])
+	title := kindTitles[r.Kind]
+	if r.Basis == target.BasisEstimated {
+		fmt.Fprintf(w, "basis    estimated: the target's costs were not measured on the machine, so this is an estimate, not a guarantee (for one, use --target host)\n")
+		title = strings.Replace(title, "guarantee:", "estimate:", 1)
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	b := r.Bound
 	fmt.Fprintf(tw, "  packet rate\t%s\n", units.PacketRate(b.PacketRate))

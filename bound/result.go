@@ -25,7 +25,10 @@ type Result struct {
 	// whether or not any packet can take it), "ssp" (the slowest path that
 	// some packet can take) or "intermediate" (a search cut short: every
 	// path slower than the bound is impossible, faster ones are unchecked).
-	Kind   string       `json:"kind"`
+	Kind string `json:"kind"`
+	// Basis is the target's (target.Basis): "calibrated", or "estimated",
+	// when the bound is an estimate rather than a guarantee.
+	Basis  string       `json:"basis"`
 	Metric string       `json:"metric"` // "pps" or "bps": what the search ordered by
 	Bound  Bound        `json:"bound"`
 	Naive  *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
@@ -184,6 +187,7 @@ func newResult(c *Costed) *Result {
 			Instructions: len(p.Insns), Functions: len(p.Funcs)},
 		Graph:  GraphInfo{Nodes: len(g.Nodes), Edges: len(g.Edges), Loops: g.Loops},
 		Target: TargetInfo{Name: t.Name, Description: t.Description, PacketRate: t.PacketRate, LineRate: t.LineRate, MinPacket: t.MinPacket},
+		Basis:  t.Basis,
 		Notes:  append([]string{}, c.Notes...),
 		PCV:    c.PCV,
 	}

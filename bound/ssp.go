@@ -19,6 +19,10 @@ type SearchOptions struct {
 	Solver    smt.Config    // the solver command and its per-query timeout
 	Workers   int           // solver processes checking paths in parallel; 0: one per CPU
 	TimeLimit time.Duration // end the search with the best bound so far; 0: none
+	// MaxChecks ends the search after this many paths were sent to the
+	// checkers, with the best bound so far; 0: none. Unlike TimeLimit it
+	// gives the same result on every machine (with one worker).
+	MaxChecks int
 	MaxPacket int           // largest packet, bytes; 0: symex.DefaultMaxPacket
 	// Progress, when set, receives every improvement of the bound and the
 	// final state, from the goroutine that called SSP.
@@ -160,7 +164,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 	for {
 		// Dispatch while a worker is free and the next path could still
 		// beat the best satisfiable one.
-		for s.inflight < workers && !s.exhaust && ctx.Err() == nil {
+		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil {
 			key, ok := s.ord.Peek()
 			if !ok || key >= s.best {
 				s.exhaust = !ok
@@ -187,7 +191,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			return nil
 		}
 		if s.inflight == 0 {
-			if ctx.Err() != nil || s.exhaust || s.stopped() {
+			if ctx.Err() != nil || s.exhaust || s.capped() || s.stopped() {
 				return s.end(ctx)
 			}
 			continue
@@ -218,6 +222,11 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		}
 		s.done[v.rank] = v
 	}
+}
+
+// capped: the search has dispatched as many paths as MaxChecks allows.
+func (s *search) capped() bool {
+	return s.opts.MaxChecks > 0 && s.next >= s.opts.MaxChecks
 }
 
 // stopped: nothing in flight and nothing more worth dispatching.
@@ -302,9 +311,10 @@ func (s *search) report(final bool) {
 
 const maxSeries = 1000
 
-// end closes a search cut short (time limit, cancel) or exhausted.
+// end closes a search cut short (time limit, check limit, cancel) or
+// exhausted.
 func (s *search) end(ctx context.Context) error {
-	if s.bestPath == nil && ctx.Err() == nil {
+	if s.bestPath == nil && ctx.Err() == nil && !s.capped() {
 		return fmt.Errorf("no path of the program can run: every one of the %d paths is contradictory", s.stats.Checked)
 	}
 	return nil

@@ -1,10 +1,7 @@
 package calibrate
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +117,9 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 	notes := r.derivePCV(d, t, vec, estimated)
 	t.Estimated = estimated
 	t.Name = name
-	cpuName, kernel := hostCPU(), hostKernel()
+	t.Basis = target.BasisCalibrated
+	key := ThisHost()
+	cpuName, kernel := key.CPU, key.Kernel
 	date := r.Date.UTC().Format("2006-01-02")
 	t.Description = fmt.Sprintf("x86-64 host core calibrated with BPF_PROG_TEST_RUN: %s, Linux %s, %s", cpuName, kernel, date)
 	model0 := "independent operations (throughput)"
@@ -132,7 +131,8 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 		"the dearest variant of each cost (calibrate/method.md); estimated: copied from the built-in x86-64 table",
 		r.Options.Percentile, r.Options.Runs, r.Options.CPU, model0)
 	t.Calibration = &target.Calibration{
-		CPU: cpuName, Kernel: kernel, Date: r.Date.UTC().Format("2006-01-02T15:04:05Z"), Processor: r.Options.CPU,
+		CPU: cpuName, Microcode: key.Microcode, Kernel: kernel, JIT: key.JIT,
+		Date: r.Date.UTC().Format("2006-01-02T15:04:05Z"), Processor: r.Options.CPU,
 		Runs: r.Options.Runs, Percentile: r.Options.Percentile, Model: model, Spread: d.spread, Notes: notes,
 	}
 	return t, nil
@@ -277,15 +277,8 @@ func (r *Result) derivePCV(d *deriver, t *target.Target, vec func(float64) targe
 
 // hostCPU is the model name of the first processor in /proc/cpuinfo.
 func hostCPU() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if name := cpuinfoField("model name"); name != "unknown" {
+		return name
 	}
 	return "unknown CPU"
 }

@@ -36,6 +36,10 @@ func Summarize(runs []float64, p float64) target.Spread {
 	}
 }
 
+// NoiseTolerance is the relative float noise RoundUp ignores: a rounded
+// cost c of a measurement x satisfies c >= x*(1-NoiseTolerance).
+const NoiseTolerance = 1e-11
+
 // PerOp is the cost of one operation from the times of a program with
 // base copies of it and one with base+k copies: (full − base) / k.
 func PerOp(base, full float64, k int) float64 {
@@ -43,10 +47,17 @@ func PerOp(base, full float64, k int) float64 {
 }
 
 // RoundUp rounds x up to three significant digits, so a cost written to a
-// file is never below the measured one; it returns at least floor.
+// file is never below the measured one; it returns at least floor. x is
+// first cut to 12 significant digits: a difference of measured times
+// carries float noise (0.8250000000000001 is 0.825), which must not push
+// a cost to the next step. The result is therefore at least x less a
+// relative NoiseTolerance, never less.
 func RoundUp(x, floor float64) float64 {
 	if x <= floor || math.IsNaN(x) {
 		return floor
+	}
+	if cut, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64); err == nil {
+		x = cut
 	}
 	e := math.Pow(10, math.Floor(math.Log10(x))-2)
 	r := math.Ceil(x/e) * e

@@ -7,13 +7,15 @@ import "fmt"
 // files written by `dpperf targets calibrate` carry one; targets/README.md
 // documents the fields.
 type Calibration struct {
-	CPU        string  `yaml:"cpu"`        // model name from /proc/cpuinfo
-	Kernel     string  `yaml:"kernel"`     // kernel release
-	Date       string  `yaml:"date"`       // when it was measured (RFC 3339)
-	Processor  int     `yaml:"processor"`  // the CPU every run was pinned to
-	Runs       int     `yaml:"runs"`       // measurements per cost, interleaved
-	Percentile float64 `yaml:"percentile"` // the percentile of the runs taken as the cost
-	Model      string  `yaml:"model"`      // "throughput" or "latency": how instruction classes were timed
+	CPU        string  `yaml:"cpu"`                 // model name from /proc/cpuinfo
+	Microcode  string  `yaml:"microcode,omitempty"` // microcode revision from /proc/cpuinfo
+	Kernel     string  `yaml:"kernel"`              // kernel release
+	JIT        string  `yaml:"jit,omitempty"`       // bpf_jit_enable and bpf_jit_harden
+	Date       string  `yaml:"date"`                // when it was measured (RFC 3339)
+	Processor  int     `yaml:"processor"`           // the CPU every run was pinned to
+	Runs       int     `yaml:"runs"`                // measurements per cost, interleaved
+	Percentile float64 `yaml:"percentile"`          // the percentile of the runs taken as the cost
+	Model      string  `yaml:"model"`               // "throughput" or "latency": how instruction classes were timed
 	// Spread maps a cost ("per_packet", "classes.alu64", "branch.taken",
 	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
 	// distribution of its runs.

@@ -14,6 +14,7 @@ type file struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
 	Source      string      `yaml:"source"`
+	Basis       string      `yaml:"basis"`
 	Components  []Component `yaml:"components"`
 	PerPacket   costMap     `yaml:"per_packet"`
 	Limits      struct {
@@ -76,6 +77,19 @@ func (f *file) target() (*Target, error) {
 		WireOverhead: f.Limits.WireOverhead, MinPacket: f.Limits.MinPacket,
 		BlockMin: f.Blocking.Min, Classes: map[string]Vec{}, Memory: map[string]map[string]Access{},
 		Helpers: map[string]map[string]Vec{}, Unsupported: f.Unsupported, Estimated: map[string]bool{},
+	}
+	switch f.Basis {
+	case BasisCalibrated, BasisEstimated:
+		t.Basis = f.Basis
+	case "":
+		// A measured file says so by its calibration section; a table
+		// written by hand is an estimate unless it says otherwise.
+		t.Basis = BasisEstimated
+		if f.Calibration != nil {
+			t.Basis = BasisCalibrated
+		}
+	default:
+		return nil, fmt.Errorf("target %s: basis must be %s or %s, not %q", f.Name, BasisCalibrated, BasisEstimated, f.Basis)
 	}
 	switch {
 	case t.Name == "":

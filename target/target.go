@@ -20,6 +20,12 @@ import (
 //go:embed targets/*.yaml
 var builtin embed.FS
 
+// The bases of a target's costs (Target.Basis).
+const (
+	BasisCalibrated = "calibrated"
+	BasisEstimated  = "estimated"
+)
+
 // MaxComponents is the most throughput-limiting components a target has.
 const MaxComponents = 4
 
@@ -74,7 +80,12 @@ type Target struct {
 	BlockMin       float64
 	BlockComponent int
 	// Notes: how the costs were obtained, and what the target cannot run.
-	Source      string
+	Source string
+	// Basis says whether the costs describe the machine a bound is for
+	// (BasisCalibrated: measured on it, or published measurements of
+	// it) or are an estimate (BasisEstimated), under which a bound is an
+	// estimate too, not a guarantee.
+	Basis       string
 	Unsupported map[string]string // class/helper → why
 	Estimated   map[string]bool   // costs that are estimates, not measurements
 	// PCV prices performance-critical variables per map type (kernel

@@ -68,7 +68,8 @@ func TestParseErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct{ from, to, msg string }{
-		{"alu64: {cpu: 0.3}", "alu64: {gpu: 0.3}", `line 22: classes.alu64: unknown component "gpu"`},
+		{"alu64: {cpu: 0.3}", "alu64: {gpu: 0.3}", `line 23: classes.alu64: unknown component "gpu"`},
+		{"basis: estimated", "basis: guessed", "basis must be calibrated or estimated"},
 		{"alu64: {cpu: 0.3}", "alu64: {cpu: -1}", "negative cost"},
 		{"alu64: {cpu: 0.3}", "", `classes: missing "alu64"`},
 		{"  mul: {cpu: 1.0}", "  mul: {cpu: 1.0}\n  fma: {cpu: 1}", `unknown class "fma"`},
@@ -230,5 +231,35 @@ func TestScaledGroups(t *testing.T) {
 	}
 	if want := tg.Classes["mul"][0] + tg.Memory["packet"]["load"].Cost[0] + tg.PerPacket[0]; sum != want {
 		t.Errorf("groups add up to %g, want %g", sum, want)
+	}
+}
+
+// TestBasis: the built-in x86-64 table is an estimate, the NFP target
+// rests on published measurements of the NIC, and a file that does not
+// say is calibrated exactly when it carries a calibration section.
+func TestBasis(t *testing.T) {
+	for name, want := range map[string]string{"x86-64": BasisEstimated, "nfp-agilio-cx": BasisCalibrated} {
+		tg, err := Load(name)
+		if err != nil || tg.Basis != want {
+			t.Errorf("%s: basis %v, %v; want %s", name, tg, err, want)
+		}
+	}
+	good, err := os.ReadFile("targets/x86-64.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsaid := strings.Replace(string(good), "basis: estimated", "", 1)
+	tg, err := Parse([]byte(unsaid))
+	if err != nil || tg.Basis != BasisEstimated {
+		t.Fatalf("no basis, no calibration: %v, %v", tg, err)
+	}
+	tg.Calibration = &Calibration{CPU: "c", Kernel: "k", Date: "d", Runs: 1, Percentile: 90, Model: "throughput"}
+	tg.Basis = ""
+	data, err := Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Parse(data); err != nil || back.Basis != BasisCalibrated {
+		t.Fatalf("no basis, a calibration: %v, %v", back, err)
 	}
 }

@@ -19,6 +19,9 @@ func Marshal(t *Target) ([]byte, error) {
 	add(root, "name", str(t.Name))
 	add(root, "description", str(t.Description))
 	add(root, "source", str(t.Source))
+	if t.Basis != "" {
+		add(root, "basis", str(t.Basis))
+	}
 	comps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, c := range t.Components {
 		n := mapping(false)
@@ -118,7 +121,13 @@ func Marshal(t *Target) ([]byte, error) {
 func calibrationNode(c *Calibration) *yaml.Node {
 	n := mapping(false)
 	add(n, "cpu", str(c.CPU))
+	if c.Microcode != "" {
+		add(n, "microcode", str(c.Microcode))
+	}
 	add(n, "kernel", str(c.Kernel))
+	if c.JIT != "" {
+		add(n, "jit", str(c.JIT))
+	}
 	add(n, "date", str(c.Date))
 	add(n, "processor", num(float64(c.Processor)))
 	add(n, "runs", num(float64(c.Runs)))

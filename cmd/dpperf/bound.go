@@ -42,7 +42,7 @@ func (l loopBounds) Set(s string) error {
 func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bound", "bound [flags] OBJECT.o", stderr)
 	progName := fs.String("program", "", "program `NAME` in the object (needed when it holds several)")
-	tgt := fs.String("target", "nfp-agilio-cx", "target `NAME` (see 'dpperf targets') or target file path")
+	tgt := fs.String("target", "nfp-agilio-cx", "target `NAME` (see 'dpperf targets'), a target file path, or host: this machine, calibrated on first use")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
 	asJSON := fs.Bool("json", false, "write the result as JSON (schema: bound/json.md)")
 	require := fs.String("require", "", "exit 1 when the bound is below `RATE` (e.g. 10Mpps, 25Gbit/s)")
@@ -52,6 +52,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	naive := fs.Bool("naive", false, "only the naive bound: the slowest path, possible or not (no solver)")
 	metric := fs.String("metric", "pps", "what to guarantee: `pps` (packet rate) or bps (bit rate at each path's smallest packet)")
 	timeLimit := fs.Duration("time-limit", 0, "end the search after `DURATION` with the best bound so far (reported as intermediate)")
+	maxChecks := fs.Int("max-checks", 0, "end the search after `N` paths checked with the best bound so far (reported as intermediate; the same on every machine with --workers 1)")
 	stream := fs.Bool("stream", false, "write each improvement of the bound as a JSON line, then the result as a last line")
 	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
@@ -72,6 +73,9 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *paths < 1 {
 		return fail.Usagef("bound: --paths must be at least 1")
+	}
+	if *maxChecks < 0 {
+		return fail.Usagef("bound: --max-checks must not be negative")
 	}
 	if *memory < 0 {
 		return fail.Usagef("bound: --memory must not be negative")
@@ -106,7 +110,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fail.Usagef("bound: %v", err)
 		}
 	}
-	t, err := target.Load(*tgt)
+	t, err := loadTarget(ctx, *tgt, stderr)
 	if err != nil {
 		return err
 	}
@@ -129,7 +133,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *naive {
 		res, err = bound.Naive(ctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxPacket: *maxPacket,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:

@@ -16,9 +16,10 @@ import (
 
 // runTargetsCalibrate measures this host and writes a target file.
 func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets calibrate", "targets calibrate --out FILE.yaml [--runs R] [--quick] [flags]", stderr)
+	fs := newFlagSet("targets calibrate", "targets calibrate --out FILE.yaml | --host [--runs R] [--quick] [flags]", stderr)
 	out := fs.String("out", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
-	name := fs.String("name", "x86-64-host", "target `NAME` in the file")
+	host := fs.Bool("host", false, "write it as this machine's calibration for --target host (in the user's cache directory), replacing any")
+	name := fs.String("name", calibrate.HostName, "target `NAME` in the file")
 	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 3 with --quick)")
 	quick := fs.Bool("quick", false, "a few seconds: fewer copies, runs and variants (tests)")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
@@ -31,9 +32,12 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	switch {
 	case len(pos) > 0:
 		return fail.Usagef("targets calibrate: unexpected arguments %v", pos)
-	case *out == "":
-		fs.Usage()
-		return fail.Usagef("targets calibrate: --out FILE is required")
+	case *out == "" && !*host:
+		return fail.Usagef("targets calibrate: --out FILE or --host is required")
+	case *out != "" && *host:
+		return fail.Usagef("targets calibrate: --out and --host exclude each other")
+	case *host && (*name != calibrate.HostName || *model != calibrate.Throughput):
+		return fail.Usagef("targets calibrate: --host takes no --name or --model")
 	case *pct <= 0 || *pct > 100:
 		return fail.Usagef("targets calibrate: --percentile must be in (0, 100]")
 	case *model != calibrate.Throughput && *model != calibrate.Latency:
@@ -55,6 +59,21 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	t, err := res.Target(*name, *model)
 	if err != nil {
 		return err
+	}
+	if *host {
+		cache, err := calibrate.DefaultHostCache()
+		if err != nil {
+			return err
+		}
+		path, err := cache.Store(t)
+		if err != nil {
+			return err
+		}
+		if err := calibrationTable(stdout, res, t); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s (%s, %s): used by --target host on this machine\n", path, t.Name, res.Elapsed.Round(1e8))
+		return nil
 	}
 	data, err := target.Marshal(t)
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/dpperf/dpperf/perfiface"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
-	"github.com/dpperf/dpperf/target"
 )
 
 // ifaceFlags are the flags every interface subcommand shares: what to
@@ -35,7 +34,7 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	f := &ifaceFlags{lb: loopBounds{}}
 	fs.StringVar(&f.progName, "program", "", "program `NAME` in the object (needed when it holds several)")
 	fs.StringVar(&f.metric, "metric", "insns", "`METRIC`: insns (BPF instructions, exact), mem (memory accesses) or cost (under --target)")
-	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME` or file for --metric cost and for PCV formulas")
+	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME`, file, or host (this machine, calibrated on first use) for --metric cost and for PCV formulas")
 	fs.IntVar(&f.unroll, "unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
 	fs.Var(f.lb, "loop-bound", "bound one loop: `LOC=N` (prog.c:42 or insn:INDEX); repeatable")
 	fs.IntVar(&f.workers, "workers", 0, "solver processes exploring in parallel (0: one per CPU)")
@@ -58,7 +57,7 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 	default:
 		return nil, fail.Inputf(prog.File, "program %s is of type %s; interface analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
-	t, err := target.Load(f.tgt) // prices --metric cost and its PCV terms
+	t, err := loadTarget(ctx, f.tgt, stderr) // prices --metric cost and its PCV terms
 	if err != nil {
 		return nil, err
 	}

@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/tracefs"
 	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 )
 
 // Tracefs is where tracefs is mounted.
-var Tracefs = "/sys/kernel/tracing"
+var Tracefs = tracefs.Root
 
 // Config says what to collect.
 type Config struct {
@@ -114,12 +115,4 @@ func tracepointFormat(system, name string) (map[string]uint32, error) {
 }
 
 // EnsureTracefs mounts tracefs when it is not mounted yet.
-func EnsureTracefs() error {
-	if _, err := os.Stat(filepath.Join(Tracefs, "events")); err == nil {
-		return nil
-	}
-	if err := mountTracefs(Tracefs); err != nil {
-		return fmt.Errorf("mount tracefs on %s: %w", Tracefs, err)
-	}
-	return nil
-}
+func EnsureTracefs() error { return tracefs.Ensure(Tracefs) }

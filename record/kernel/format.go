@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/tracefs"
 	"github.com/dpperf/dpperf/record/ctf"
 )
 
@@ -33,7 +34,7 @@ type Format struct {
 }
 
 // Tracefs is where tracefs is looked for, in order.
-var Tracefs = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+var Tracefs = []string{tracefs.Root, "/sys/kernel/debug/tracing"}
 
 var reField = regexp.MustCompile(`^\s*field:(.+?);\s*offset:(\d+);\s*size:(\d+);\s*signed:(\d+);`)
 
@@ -43,6 +44,9 @@ func ReadFormat(tracepoint string) (*Format, error) {
 	if !ok || cat == "" || name == "" || strings.ContainsAny(tracepoint, "/ ") || strings.Contains(tracepoint, "..") {
 		return nil, fmt.Errorf("tracepoint %q: want CATEGORY:NAME such as block:block_rq_issue", tracepoint)
 	}
+	// A fresh machine may have tracefs unmounted; without root the
+	// mount fails and the error below says where it was looked for.
+	_ = tracefs.Ensure(Tracefs[0])
 	var lastErr error
 	for _, root := range Tracefs {
 		data, err := os.ReadFile(filepath.Join(root, "events", cat, name, "format"))
