@@ -23,7 +23,7 @@ type SearchOptions struct {
 	// checkers, with the best bound so far; 0: none. Unlike TimeLimit it
 	// gives the same result on every machine (with one worker).
 	MaxChecks int
-	MaxPacket int           // largest packet, bytes; 0: symex.DefaultMaxPacket
+	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
 	// Progress, when set, receives every improvement of the bound and the
 	// final state, from the goroutine that called SSP.
 	Progress func(Progress)
