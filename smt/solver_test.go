@@ -146,15 +146,11 @@ func TestStalledSolverIsStopped(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := start(t, Config{Command: silent, Timeout: 100 * time.Millisecond})
 			s.Declare("(declare-const x (_ BitVec 8))")
-			begin := time.Now()
+			// Without the watchdog the call would never return (the
+			// package's test timeout would end the run).
 			err := c.ask(s)
 			if !errors.Is(err, ErrStalled) {
 				t.Fatalf("error %v, want ErrStalled", err)
-			}
-			// Without the watchdog the call would never return; the bound
-			// leaves room for a busy machine.
-			if took := time.Since(begin); took > 10*time.Second {
-				t.Errorf("stopped after %v", took)
 			}
 			if s.cmd.ProcessState == nil {
 				t.Error("solver process not reaped")

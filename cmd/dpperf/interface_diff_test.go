@@ -10,7 +10,7 @@ import (
 // TestInterfaceDiffGolden compares the text report of the flowcount pair
 // with testdata/interface/diff-flowcount.txt (-update rewrites it).
 func TestInterfaceDiffGolden(t *testing.T) {
-	out, errs, code := dpperf(t, "interface", "diff", "--workers", "1", built(t, "flowcount"), built(t, "flowcount_v2"))
+	out, errs, code := dpperf(t, "interface", "diff", "--solver-timeout", "60s", "--workers", "1", built(t, "flowcount"), built(t, "flowcount_v2"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

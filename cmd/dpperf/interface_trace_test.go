@@ -18,13 +18,13 @@ const mixedPcap = "../../examples/interface/mixed.pcap"
 // 10% (go test ./cmd/dpperf -run InterfaceTrace -update rewrites it).
 func TestInterfaceTraceGolden(t *testing.T) {
 	obj := built(t, "flowtable")
-	out, errs, code := dpperf(t, "interface", "--metric", "cost", "--target", "x86-64",
+	out, errs, code := dpperf(t, "interface", "--solver-timeout", "60s", "--metric", "cost", "--target", "x86-64",
 		"--trace", mixedPcap, "--slow", "90", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	golden(t, "interface/trace_flowtable.txt", out)
-	out, errs, code = dpperf(t, "interface", "--metric", "cost", "--target", "x86-64", "--resolution", "40",
+	out, errs, code = dpperf(t, "interface", "--solver-timeout", "60s", "--metric", "cost", "--target", "x86-64", "--resolution", "40",
 		"--trace", mixedPcap, "--percentile", "50,99.9", "--json", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -107,12 +107,12 @@ func TestInterfaceTraceBadInput(t *testing.T) {
 // marked (go test ./cmd/dpperf -run InterfaceMaxDepth -update rewrites it).
 func TestInterfaceMaxDepthGolden(t *testing.T) {
 	obj := "/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_ip.o"
-	out, errs, code := dpperf(t, "interface", "--max-depth", "6", "--thresholds", obj)
+	out, errs, code := dpperf(t, "interface", "--solver-timeout", "60s", "--max-depth", "6", "--thresholds", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	golden(t, "interface/xdpfilt_alw_ip_d6_thresholds.txt", out)
-	out, errs, code = dpperf(t, "interface", "--max-depth", "6", "--resolution", "60", obj)
+	out, errs, code = dpperf(t, "interface", "--solver-timeout", "60s", "--max-depth", "6", "--resolution", "60", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -55,9 +55,13 @@ func writeWindows(ctx context.Context, col pausable, period time.Duration, w io.
 	for on, start := true, time.Now(); ; on, start = !on, time.Now() {
 		select {
 		case <-ctx.Done():
+		case <-tick.C:
+		}
+		// Both may be ready: the end of ctx wins, so no transition
+		// follows it.
+		if ctx.Err() != nil {
 			fmt.Fprintf(w, "%s %d %d\n", state(on), start.UnixNano(), time.Now().UnixNano())
 			return nil
-		case <-tick.C:
 		}
 		end := time.Now()
 		if on {

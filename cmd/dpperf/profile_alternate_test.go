@@ -11,32 +11,45 @@ import (
 	"time"
 )
 
-// fakePausable counts the collector's transitions.
+// fakePausable counts the collector's transitions and, when stop is set,
+// calls it at the transition numbered after.
 type fakePausable struct {
 	mu              sync.Mutex
 	pauses, resumes int
+	after           int
+	stop            func()
 }
 
 func (f *fakePausable) Pause() {
 	f.mu.Lock()
 	f.pauses++
+	f.stopAt()
 	f.mu.Unlock()
 }
 
 func (f *fakePausable) Resume() error {
 	f.mu.Lock()
 	f.resumes++
+	f.stopAt()
 	f.mu.Unlock()
 	return nil
 }
 
+func (f *fakePausable) stopAt() {
+	if f.stop != nil && f.pauses+f.resumes == f.after {
+		f.stop()
+	}
+}
+
 // The windows alternate on/off starting with on, follow each other in
-// time without overlap, and match the collector's transitions.
+// time without overlap, and match the collector's transitions: ended at
+// the fifth transition, the log holds six windows whatever the machine's
+// speed.
 func TestAlternateWindows(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "windows.txt")
-	col := &fakePausable{}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	col := &fakePausable{after: 5, stop: cancel}
 	done, err := alternate(ctx, col, 10*time.Millisecond, log)
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +66,8 @@ func TestAlternateWindows(t *testing.T) {
 		t.Fatalf("no header: %q", lines[0])
 	}
 	wins := lines[1:]
-	if len(wins) < 4 {
-		t.Fatalf("%d windows in 120 ms at 10 ms: %q", len(wins), data)
+	if len(wins) != 6 {
+		t.Fatalf("%d windows after 5 transitions, want 6: %q", len(wins), data)
 	}
 	var prevEnd int64
 	for i, w := range wins {
@@ -71,7 +84,7 @@ func TestAlternateWindows(t *testing.T) {
 		prevEnd = end
 	}
 	// Every window but the last ended with a transition.
-	if col.pauses+col.resumes != len(wins)-1 || col.pauses < col.resumes || col.pauses > col.resumes+1 {
+	if col.pauses != 3 || col.resumes != 2 {
 		t.Errorf("%d pauses and %d resumes for %d windows", col.pauses, col.resumes, len(wins))
 	}
 }

@@ -254,7 +254,7 @@ func TestNVMeProgramsLoopDevice(t *testing.T) {
 	}
 	defer c.Close()
 	ids := collectorIDs(t, c)
-	cmd := fio(dev, "4k", 2, 1)
+	cmd := fio(dev, "4k", 2, 2000)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,10 @@ dev=$(grep -o "block_rq_issue: $((0x$nvmemaj)),[0-9]*" $T/trace | head -1 | cut 
 echo > $T/trace
 [ -n "$dev" ] || dev=nvme0n1
 echo "profiling block events of device $dev"
-f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=x"
+# Profiled runs read or write a fixed number of requests (--number_ios;
+# the runtime only caps a stalled run); the raw traces below run for a
+# time (--time_based).
+f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --output=/dev/null --eta=never --name=x"
 P="dpperf profile run --path nvme-tcp --dev $dev -q"
 # guard NAME SECS: a watchdog that ends a step hanging for SECS: it prints
 # what the guest was doing (the kernel's last messages, the processes) and
@@ -137,8 +140,10 @@ profile() {
   touch /tmp/stop; wait $tracer
   kill $dog
 }
-profile read4k --rw=randread --bs=4k --iodepth=1 --runtime=4
-profile write128k --rw=randwrite --bs=128k --iodepth=1 --runtime=4
+# A fixed number of requests, so the checks' counts do not depend on the
+# emulated machine's speed.
+profile read4k --rw=randread --bs=4k --iodepth=1 --number_ios=400 --runtime=60
+profile write128k --rw=randwrite --bs=128k --iodepth=1 --number_ios=300 --runtime=60
 # The local load on the target's device starts first (under emulation
 # fio takes a while to get going) and is stopped after the profiled reads.
 # Sixteen jobs: a libaio submitter that finds no free tag sleeps in
@@ -147,7 +152,7 @@ profile write128k --rw=randwrite --bs=128k --iodepth=1 --runtime=4
 fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=4 --numjobs=16 --runtime=300 &
 load=$!
 sleep 3
-profile read4k-contended --rw=randread --bs=4k --iodepth=1 --runtime=8
+profile read4k-contended --rw=randread --bs=4k --iodepth=1 --number_ios=200 --runtime=60
 kill $load; wait $load
 # Raw trace text of short runs, for offline analysis (dpperf profile analyze).
 # The kprobe on nvmet_bdev_execute_rw fetches qid and cid with the path's
@@ -163,7 +168,7 @@ echo "step traces"; guard traces 120
 for w in "randread 4k" "randwrite 128k"; do
   set -- $w
   echo > $T/trace; echo 1 > $T/tracing_on
-  fio $f --rw=$1 --bs=$2 --iodepth=1 --runtime=1
+  fio $f --time_based --rw=$1 --bs=$2 --iodepth=1 --runtime=1
   echo 0 > $T/tracing_on
   head -n 4000 $T/trace > /out/trace-$1-$2.txt
 done
