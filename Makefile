@@ -117,6 +117,7 @@ fuzz-record:
 	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./record/analyze/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFormat$$' -fuzztime $(FUZZTIME) ./record/kernel/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./record/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTimestamps$$' -fuzztime $(FUZZTIME) ./record/
 # --- profile ---
 .PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp test-nvme-tcp
 # Unit, golden and live tests of dpperf profile (live ones need root and fio).

@@ -9,6 +9,7 @@ require (
 	golang.org/x/sys v0.45.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
+	google.golang.org/protobuf v1.36.12
 )
 
 require (

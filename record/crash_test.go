@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,8 +23,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// crashChild records two busy workers until it is killed; it prints the
-// recording directory once several periods are on disk.
+// crashChild records two busy workers until it is killed, or, with
+// DPPERF_RECORD_CRASH_INTERRUPT set, until SIGINT stops the recording as
+// Ctrl-C does; it prints the recording directory once several periods are
+// on disk.
 func crashChild(root string) {
 	cfg, err := ParseConfig([]byte("period: 2ms\ntarget_root: " + root + "\npolicies:\n  - label_prefix: app/\n    backends: [ctf, pcapng]\n"))
 	if err != nil {
@@ -31,7 +34,10 @@ func crashChild(root string) {
 	}
 	tr := trace.New()
 	rec := New(tr, cfg, nil)
-	go func() { _, _ = rec.Run(context.Background()) }()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	stopped := make(chan error, 1)
+	go func() { _, err := rec.Run(ctx); stopped <- err }()
 	for i := 0; i < 2; i++ {
 		w := tr.Worker("app/comp", fmt.Sprintf("worker%d", i))
 		go func() {
@@ -61,15 +67,26 @@ func crashChild(root string) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	select {}
+	if os.Getenv("DPPERF_RECORD_CRASH_INTERRUPT") == "" {
+		select {}
+	}
+	if err := <-stopped; err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("stopped")
+	os.Exit(0)
 }
 
-// TestKilledRecordingReads kills a recording process with SIGKILL in the
-// middle of its work; what it wrote must read in babeltrace2 and tshark.
-func TestKilledRecordingReads(t *testing.T) {
-	root := t.TempDir()
+// startChild starts crashChild in a process of its own and returns it with
+// the recording directory it printed.
+func startChild(t *testing.T, interrupt bool) (*exec.Cmd, *bufio.Scanner, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "DPPERF_RECORD_CRASH_CHILD="+root)
+	cmd.Env = append(os.Environ(), "DPPERF_RECORD_CRASH_CHILD="+t.TempDir())
+	if interrupt {
+		cmd.Env = append(cmd.Env, "DPPERF_RECORD_CRASH_INTERRUPT=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -81,9 +98,16 @@ func TestKilledRecordingReads(t *testing.T) {
 	sc := bufio.NewScanner(out)
 	if !sc.Scan() {
 		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		t.Fatal("child printed no directory")
 	}
-	dir := sc.Text()
+	return cmd, sc, sc.Text()
+}
+
+// TestKilledRecordingReads kills a recording process with SIGKILL in the
+// middle of its work; what it wrote must read in babeltrace2 and tshark.
+func TestKilledRecordingReads(t *testing.T) {
+	cmd, _, dir := startChild(t, false)
 	time.Sleep(30 * time.Millisecond)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -101,6 +125,7 @@ func TestKilledRecordingReads(t *testing.T) {
 	if len(events["Checkpoint"]) < 100 || len(events["Queue_fill"]) < 50 {
 		t.Errorf("babeltrace2 read %d checkpoints and %d queue fills", len(events["Checkpoint"]), len(events["Queue_fill"]))
 	}
+	checkTimestamps(t, dir)
 	pk := tshark(t, filepath.Join(dir, "app/comp.pcapng"), "frame.interface_name")
 	if len(pk) == 0 {
 		t.Error("tshark read no packets")
@@ -109,6 +134,32 @@ func TestKilledRecordingReads(t *testing.T) {
 		if l != "eth0_in" && l != "eth0_out" {
 			t.Fatalf("packet on interface %q", l)
 		}
+	}
+}
+
+// TestInterruptedRecordingTimestamps stops a recording process with SIGINT
+// while its workers write; the final drain must leave every event at its
+// own time, with nothing for Repair to cut.
+func TestInterruptedRecordingTimestamps(t *testing.T) {
+	cmd, sc, dir := startChild(t, true)
+	time.Sleep(30 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stopped := sc.Scan() && sc.Text() == "stopped"
+	if err := cmd.Wait(); err != nil || !stopped {
+		t.Fatalf("child after SIGINT: %v (printed stopped: %v)", err, stopped)
+	}
+	cut, err := Repair(dir)
+	if err != nil || len(cut) != 0 {
+		t.Fatalf("Repair after a clean stop cut %v, %v", cut, err)
+	}
+	streams := checkTimestamps(t, dir)
+	for key, s := range streams {
+		if s.Events < 100 {
+			t.Errorf("stream {%s}: %d events", key, s.Events)
+		}
+		t.Logf("stream {%s}: %d events in %d packets, longest run of one timestamp %d", key, s.Events, s.Packets, s.MaxRun)
 	}
 }
 

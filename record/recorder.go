@@ -155,12 +155,15 @@ func (r *Recorder) attach(w *trace.Worker) error {
 		st.ctf = ctf.NewStream(st.file, w.Label(), w.Thread())
 	}
 	st.buf = trace.NewBuffer(trace.BufferConfig{Size: int(p.Buffer), CTF: ctfOn, Packets: pcapOn, SnapLen: r.cfg.SnapLen})
-	st.lastEnd = trace.NowNanos()
-	st.lastDrain = st.lastEnd
+	st.lastEnd = s.now()
+	st.lastDrain = trace.NowNanos()
 	s.streams = append(s.streams, st)
 	w.Attach(st.buf)
 	return nil
 }
+
+// now reads the event clock in nanoseconds.
+func (s *session) now() uint64 { return s.clock.Nanos(trace.Now()) }
 
 // component returns the component of label, creating its directory and,
 // for CTF, its metadata.
@@ -226,14 +229,24 @@ func (r *Recorder) drain(force bool) error {
 
 func (s *session) drainStream(st *stream) error {
 	// Events are copied once, from the ring into the CTF packet, with
-	// their timestamps converted to ns and kept within the packet's time
-	// span (an event stamped while the previous drain ran may predate it).
+	// their timestamps converted to ns. The packet ends at cut, read from
+	// the event clock before Consume looks at what the producer published:
+	// events published later are stamped after cut and belong to the next
+	// packet, whose begin is this end. Reading the time after Consume
+	// instead would end the packet after a drain that may take
+	// milliseconds, and every event written meanwhile would have to move to
+	// that time. Packet bounds and events use one clock, so an error of
+	// the tick calibration cannot put events outside their packets. The
+	// one event a producer may have stamped before cut but
+	// published after it is still moved to the next packet's begin, so
+	// that times never go back within a stream.
 	var ev []byte
 	if st.ctf != nil {
 		ev = st.ctf.Begin()
 	}
 	hdr := len(ev)
 	last := st.lastEnd
+	cut := s.now()
 	dropped := st.buf.Consume(func(kind byte, p []byte) {
 		switch {
 		case kind == trace.KindCTF && len(p) >= 9 && ev != nil:
@@ -254,7 +267,7 @@ func (s *session) drainStream(st *stream) error {
 			st.stats.Pcapng = st.comp.path + ".pcapng"
 		}
 	})
-	end := max(trace.NowNanos(), last)
+	end := max(cut, last)
 	st.stats.Discarded += dropped
 	var err error
 	if st.ctf != nil && (len(ev) > hdr || dropped > 0) {

@@ -16,6 +16,7 @@ have z3 || want z3
 [ -f /usr/src/linux-source-6.1.tar.xz ] || want linux-source-6.1
 have babeltrace2 || want babeltrace2
 have tshark || want tshark
+have protoc || want protobuf-compiler
 have xz || want xz-utils
 have fio || want fio
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,11 +71,6 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *output != "" {
 		cfg.TargetRoot = *output
 	}
-	level := slog.LevelInfo
-	if *quiet {
-		level = slog.LevelWarn
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	kern, err := openKernel(tps)
 	if err != nil {
 		return err
@@ -88,11 +82,14 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer cancel()
 	}
 	tr := trace.New()
-	rec := record.New(tr, cfg, log)
+	rec := record.New(tr, cfg, nil)
 	dir, err := rec.Enable()
 	if err != nil {
 		_, _ = rec.Disable()
 		return fmt.Errorf("record: %w", err)
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "record: recording to %s\n", dir)
 	}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	loopErr := make(chan error, 1)
@@ -104,7 +101,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	progressDone := make(chan struct{})
-	go progress(ctx, rec, kern, log, *quiet, progressDone)
+	go progress(ctx, rec, kern, stderr, *quiet, progressDone)
 	out := recordOutput{}
 	var runErr error
 	if *pipe {
@@ -133,7 +130,9 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return writeRecordText(stdout, out)
 }
 
-func progress(ctx context.Context, rec *record.Recorder, kern *kernelRecorder, log *slog.Logger, quiet bool, done chan struct{}) {
+// progress prints what has been recorded so far to w once a second, as
+// one plain line, until done is closed or ctx is done.
+func progress(ctx context.Context, rec *record.Recorder, kern *kernelRecorder, w io.Writer, quiet bool, done chan struct{}) {
 	if quiet {
 		return
 	}
@@ -150,11 +149,11 @@ func progress(ctx context.Context, rec *record.Recorder, kern *kernelRecorder, l
 			for _, s := range rec.Stats().Streams {
 				ev, disc, cap = ev+s.Events, disc+s.Discarded, cap+s.Captured
 			}
-			attrs := []any{"events", ev, "discarded", disc, "captured", cap}
+			line := fmt.Sprintf("record: %d events, %d discarded, %d packets captured", ev, disc, cap)
 			if k := kern.snapshot(); k != nil {
-				attrs = append(attrs, "kernel_events", k.Events, "kernel_lost", k.Lost)
+				line += fmt.Sprintf("; kernel: %d events, %d lost", k.Events, k.Lost)
 			}
-			log.Info("recording", attrs...)
+			fmt.Fprintln(w, line)
 		}
 	}
 }

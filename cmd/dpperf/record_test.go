@@ -110,3 +110,51 @@ func TestRecordBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTracePerfettoFormats records the example pipeline and exports it
+// for Perfetto in both formats: the protobuf by default, JSON for a .json
+// name or --perfetto-format json; the protobuf is the smaller by far.
+func TestTracePerfettoFormats(t *testing.T) {
+	root := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"record", "--pipeline", "--packets", "5000", "--output", root, "--json", "--quiet"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("record --quiet printed %q", stderr.String())
+	}
+	var out recordOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	size := map[string]int{}
+	for _, c := range []struct{ file, format string }{
+		{"t.pftrace", "proto"}, {"t.json", "json"}, {"t.out", "json"},
+	} {
+		args := []string{"trace", "--perfetto", filepath.Join(root, c.file), out.Dir}
+		if c.file == "t.out" {
+			args = append(args, "--perfetto-format", "json")
+		}
+		stdout.Reset()
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		data, err := os.ReadFile(filepath.Join(root, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if json.Valid(data) != (c.format == "json") {
+			t.Errorf("%s: JSON %v, want format %s", c.file, json.Valid(data), c.format)
+		}
+		size[c.file] = len(data)
+	}
+	if size["t.pftrace"]*5 > size["t.json"] {
+		t.Errorf("protobuf %d bytes, JSON %d: want at least 5 times smaller", size["t.pftrace"], size["t.json"])
+	}
+	t.Logf("perfetto export: protobuf %d bytes, JSON %d bytes", size["t.pftrace"], size["t.json"])
+	err = run(context.Background(), []string{"trace", "--perfetto", "x", "--perfetto-format", "xml", out.Dir}, &stdout, &stderr)
+	if fail.ExitCode(err) != 2 {
+		t.Errorf("--perfetto-format xml: %v (exit %d), want a usage error", err, fail.ExitCode(err))
+	}
+}

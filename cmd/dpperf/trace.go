@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record/analyze"
@@ -24,7 +25,8 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(name, name+" [flags] DIR", stderr)
 	jsonOut := fs.Bool("json", false, "print the report as JSON (schema in docs/record.md)")
 	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
-	perfetto := fs.String("perfetto", "", "also write Chrome/Perfetto trace-event JSON to this file")
+	perfetto := fs.String("perfetto", "", "also write a Perfetto trace to this file (protobuf; trace-event JSON if it ends in .json)")
+	perfettoFormat := fs.String("perfetto-format", "", "format of the --perfetto file: proto or json (default: by its name)")
 	tcDir := fs.String("tracecompass", "", "also write the TraceCompass XML analyses into this directory")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -34,6 +36,10 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 		return fail.Usagef("%s: want one recording directory, got %d arguments", name, len(pos))
 	}
 	dir := pos[0]
+	format, err := perfettoFormatOf(*perfetto, *perfettoFormat)
+	if err != nil {
+		return fail.Usagef("%s: %v", name, err)
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fail.Inputf(dir, "not a recording directory")
 	}
@@ -42,7 +48,7 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 		return fail.Input("", fmt.Errorf("%s: %w", name, err))
 	}
 	if *perfetto != "" {
-		if err := writePerfetto(name, dir, *perfetto); err != nil {
+		if err := writePerfetto(name, dir, *perfetto, format); err != nil {
 			return err
 		}
 	}
@@ -63,10 +69,31 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 	return analyze.WriteText(stdout, r, *hist)
 }
 
-// writePerfetto exports through a temporary file renamed into place.
-func writePerfetto(name, dir, path string) error {
+// perfettoFormatOf returns the format of the Perfetto export to path:
+// format when given, else json for a name ending in .json and proto
+// otherwise.
+func perfettoFormatOf(path, format string) (string, error) {
+	switch format {
+	case "proto", "json":
+		return format, nil
+	case "":
+		if strings.HasSuffix(strings.ToLower(path), ".json") {
+			return "json", nil
+		}
+		return "proto", nil
+	}
+	return "", fmt.Errorf("--perfetto-format %q: want proto or json", format)
+}
+
+// writePerfetto exports in format (proto or json) through a temporary file
+// renamed into place.
+func writePerfetto(name, dir, path, format string) error {
+	export := analyze.ExportPerfettoProto
+	if format == "json" {
+		export = analyze.ExportPerfetto
+	}
 	return writeAtomically(path, func(w io.Writer) error {
-		if _, err := analyze.ExportPerfetto(dir, w); err != nil {
+		if _, err := export(dir, w); err != nil {
 			return fail.Input("", fmt.Errorf("%s: perfetto export: %w", name, err))
 		}
 		return nil

@@ -1,16 +1,18 @@
 package analyze
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// FuzzAnalyze runs the analyses and the Perfetto export on a recording
+// FuzzAnalyze runs the analyses and both Perfetto exports on a recording
 // whose one stream file holds arbitrary bytes: they must report or return
-// an error, never panic. The seeds are the stream of the golden fixture,
-// cut and corrupted (testdata/fuzz/FuzzAnalyze).
+// an error, never panic, and the protobuf export must decode. The seeds
+// are the stream of the golden fixture, cut and corrupted
+// (testdata/fuzz/FuzzAnalyze).
 func FuzzAnalyze(f *testing.F) {
 	seed, err := os.ReadFile(filepath.Join(fixture(f), "app", "router", "ep"))
 	if err != nil {
@@ -35,6 +37,13 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if _, err := ExportPerfetto(dir, io.Discard); err != nil {
 			t.Fatal(err)
+		}
+		var pb bytes.Buffer
+		if _, err := ExportPerfettoProto(dir, &pb); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := decodePerfetto(pb.Bytes()); err != nil {
+			t.Fatalf("protobuf export does not decode: %v", err)
 		}
 	})
 }

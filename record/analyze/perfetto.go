@@ -10,7 +10,7 @@ import (
 )
 
 // ExportPerfetto writes the recording in dir as Chrome/Perfetto trace-event
-// JSON: one process per component, one thread per stream; checkpoint
+// JSON (ExportPerfettoProto writes Perfetto's own, smaller format): one process per component, one thread per stream; checkpoint
 // START/END and RPC call/return and dispatch/reply as slices, other
 // checkpoints, signals and kernel events as instants with their fields as
 // arguments, and queue fill samples as counters. Timestamps are in µs of
@@ -84,30 +84,75 @@ func (p *perfetto) ids(s *StreamRef) (int, int) {
 
 func (p *perfetto) Event(s *StreamRef, ev *ctf.Event) {
 	pid, tid := p.ids(s)
-	e := traceEvent{Ts: float64(ev.Timestamp) / 1e3, Pid: pid, Tid: tid, Ph: "i", S: "t", Name: ev.Class.Name}
-	switch ev.Class.ID {
-	case ctf.IDCheckpoint:
-		e.Name, e.Cat = str(ev, "name"), "checkpoint"
-		switch num(ev, "type") {
-		case ctf.CheckpointStart:
-			e.Ph, e.S = "B", ""
-		case ctf.CheckpointEnd:
-			e.Ph, e.S = "E", ""
-		}
-		e.Args = fields(ev)
-	case ctf.IDRpcCall, ctf.IDRpcReturned:
-		e.Name, e.Cat, e.S = fmt.Sprintf("call %s -> %s", str(ev, "name"), str(ev, "peer")), "rpc", ""
-		e.Ph = map[bool]string{true: "B", false: "E"}[ev.Class.ID == ctf.IDRpcCall]
-	case ctf.IDRpcDispatch, ctf.IDRpcReply:
-		e.Name, e.Cat, e.S = fmt.Sprintf("serve %s <- %s", str(ev, "name"), str(ev, "peer")), "rpc", ""
-		e.Ph = map[bool]string{true: "B", false: "E"}[ev.Class.ID == ctf.IDRpcDispatch]
-	case ctf.IDQueueFill:
-		e.Name, e.Ph, e.S = "queue "+str(ev, "name"), "C", ""
-		e.Args = map[string]any{"used": num(ev, "used")}
+	sh := shapeOf(ev)
+	e := traceEvent{Ts: float64(ev.Timestamp) / 1e3, Pid: pid, Tid: tid, Name: sh.name, Cat: sh.cat}
+	switch sh.kind {
+	case shapeBegin:
+		e.Ph = "B"
+	case shapeEnd:
+		e.Ph = "E"
+	case shapeCounter:
+		e.Ph = "C"
+		e.Args = map[string]any{"used": sh.value}
 	default:
+		e.Ph, e.S = "i", "t"
+	}
+	if sh.args {
 		e.Args = fields(ev)
 	}
 	p.emit(e)
+}
+
+// Shapes of events in both Perfetto exports.
+const (
+	shapeInstant = iota
+	shapeBegin
+	shapeEnd
+	shapeCounter
+)
+
+// shape is how the Perfetto exports show one event: a slice begin or end,
+// an instant or a counter sample, its name and category, and whether its
+// fields go along as arguments.
+type shape struct {
+	kind  int
+	name  string
+	cat   string
+	args  bool
+	value uint64 // counter value
+}
+
+// shapeOf maps an event to its shape: checkpoint START/END and
+// Rpc_call/Rpc_returned and Rpc_dispatch/Rpc_reply as slices,
+// Queue_fill as a counter "queue NAME", everything else as an instant
+// with its fields as arguments.
+func shapeOf(ev *ctf.Event) shape {
+	switch ev.Class.ID {
+	case ctf.IDCheckpoint:
+		sh := shape{name: str(ev, "name"), cat: "checkpoint", args: true}
+		switch num(ev, "type") {
+		case ctf.CheckpointStart:
+			sh.kind = shapeBegin
+		case ctf.CheckpointEnd:
+			sh.kind = shapeEnd
+		}
+		return sh
+	case ctf.IDRpcCall, ctf.IDRpcReturned:
+		sh := shape{name: fmt.Sprintf("call %s -> %s", str(ev, "name"), str(ev, "peer")), cat: "rpc", kind: shapeEnd}
+		if ev.Class.ID == ctf.IDRpcCall {
+			sh.kind = shapeBegin
+		}
+		return sh
+	case ctf.IDRpcDispatch, ctf.IDRpcReply:
+		sh := shape{name: fmt.Sprintf("serve %s <- %s", str(ev, "name"), str(ev, "peer")), cat: "rpc", kind: shapeEnd}
+		if ev.Class.ID == ctf.IDRpcDispatch {
+			sh.kind = shapeBegin
+		}
+		return sh
+	case ctf.IDQueueFill:
+		return shape{kind: shapeCounter, name: "queue " + str(ev, "name"), value: num(ev, "used")}
+	}
+	return shape{name: ev.Class.Name, args: true}
 }
 
 func fields(ev *ctf.Event) map[string]any {
