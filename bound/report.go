@@ -30,6 +30,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "target   %s: %s\n", r.Target.Name, r.Target.Description)
 	fmt.Fprintf(w, "graph    %d instructions in %d function(s) -> %d blocks, %d edges after inlining and unrolling\n",
 		p.Instructions, p.Functions, r.Graph.Nodes, r.Graph.Edges)
+	if r.TargetInstructions > 0 {
+		fmt.Fprintf(w, "jit      %d target instructions for the whole program\n", r.TargetInstructions)
+	}
 	for _, l := range r.Graph.Loops {
 		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
 	}
@@ -63,13 +66,23 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, c := range r.Target.Components {
 		header += fmt.Sprintf("\t%s (%s)", c.Name, c.Unit)
 	}
-	fmt.Fprintln(tw, header+"\tinstructions")
+	jit := r.TargetInstructions > 0
+	if jit {
+		header += "\tinstructions\ttarget instructions"
+	} else {
+		header += "\tinstructions"
+	}
+	fmt.Fprintln(tw, header)
 	for _, pr := range r.Paths {
 		row := fmt.Sprintf("%d\t%s\t%s\t%s", pr.Rank, units.PacketRate(pr.PacketRate), units.BitRate(pr.BitRate), pr.Bottleneck)
 		for _, c := range r.Target.Components {
 			row += fmt.Sprintf("\t%.6g", pr.Cost[c.Name])
 		}
-		fmt.Fprintf(tw, "%s\t%d\n", row, pr.Instructions)
+		row += fmt.Sprintf("\t%d", pr.Instructions)
+		if jit {
+			row += fmt.Sprintf("\t%d", pr.TargetInstructions)
+		}
+		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
 

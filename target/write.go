@@ -19,6 +19,9 @@ func Marshal(t *Target) ([]byte, error) {
 	add(root, "name", str(t.Name))
 	add(root, "description", str(t.Description))
 	add(root, "source", str(t.Source))
+	if t.JIT != "" {
+		add(root, "jit", str(t.JIT))
+	}
 	comps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, c := range t.Components {
 		n := mapping(false)
