@@ -34,6 +34,9 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# Variants that include another example's source.
+$(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
+
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
 	tar -xJf $(LINUX_TAR) -O $(SELFTESTS)/test_xdp_noinline.c > $@.tmp && mv $@.tmp $@

@@ -58,7 +58,7 @@ type Target struct {
 	// instructions are priced by class.
 	JIT        string
 	Components []Component
-	PerPacket   Vec // added once per packet (path)
+	PerPacket  Vec // added once per packet (path)
 	// Limits that do not depend on the program.
 	PacketRate   float64 // packets/s the device accepts at most (0: none)
 	LineRate     float64 // bit/s of the ports (0: none)

@@ -11,11 +11,11 @@ import (
 type Region uint8
 
 const (
-	Unknown Region = iota // not known: priced as the dearest region
-	Packet                // PTR_TO_PACKET: CTM/SRAM
-	Stack                 // PTR_TO_STACK: the thread's local memory
-	Ctx                   // PTR_TO_CTX: struct xdp_md, held in registers
-	MapValue              // PTR_TO_MAP_VALUE: DRAM
+	Unknown  Region = iota // not known: priced as the dearest region
+	Packet                 // PTR_TO_PACKET: CTM/SRAM
+	Stack                  // PTR_TO_STACK: the thread's local memory
+	Ctx                    // PTR_TO_CTX: struct xdp_md, held in registers
+	MapValue               // PTR_TO_MAP_VALUE: DRAM
 )
 
 // Prog is a program prepared for translation: what the JIT's verifier
@@ -25,9 +25,9 @@ type Prog struct {
 	regions []Region
 	maps    []*bpfprog.Map
 	jumpDst []bool
-	zext    []bool      // FLAG_INSN_DO_ZEXT
-	cache   []pktCache  // nfp_bpf_opt_pkt_cache
-	depth   []int       // stack frame depth of each function, rounded up to 8
+	zext    []bool     // FLAG_INSN_DO_ZEXT
+	cache   []pktCache // nfp_bpf_opt_pkt_cache
+	depth   []int      // stack frame depth of each function, rounded up to 8
 }
 
 // pktCache is the packet cache range of a packet load.
