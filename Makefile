@@ -36,6 +36,7 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 
 # Variants that include another example's source.
 $(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
+$(BPF_OUT)/quiclb6.o: examples/xdp/quiclb.c
 
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
