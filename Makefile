@@ -13,7 +13,7 @@ SELFTESTS  := linux-source-6.1/tools/testing/selftests/bpf/progs
 EXAMPLES   := $(patsubst examples/xdp/%.c,$(BPF_OUT)/%.o,$(wildcard examples/xdp/*.c))
 THIRDPARTY := $(BPF_OUT)/test_xdp_noinline.o
 
-.PHONY: all setup build bpf run test lint unit bench fuzz clean
+.PHONY: all setup build bpf run test lint unit bench fuzz clean table2
 
 all: build bpf
 
@@ -51,6 +51,10 @@ run: setup build bpf
 	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
 	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 	$(BIN) model estimate examples/model/echo-accel/spec.yaml
+
+# Our examples of the paper's Table 2 programs against its measurements (docs/nfp.md).
+table2: build bpf
+	bash scripts/table2.sh > docs/nfp-table2.md
 
 lint:
 	$(GO) vet ./...

@@ -86,7 +86,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%q -> %q: error %v, want %q", c.from, c.to, err, c.msg)
 		}
 	}
-	if _, err := Load("no-such-target"); err == nil || !strings.Contains(err.Error(), "built-in targets: nfp-agilio-cx, x86-64") {
+	if _, err := Load("no-such-target"); err == nil || !strings.Contains(err.Error(), "built-in targets: nfp-agilio-cx, nfp-agilio-cx-fwhash, x86-64") {
 		t.Errorf("unknown target: %v", err)
 	}
 }
