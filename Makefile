@@ -13,7 +13,7 @@ SELFTESTS  := linux-source-6.1/tools/testing/selftests/bpf/progs
 EXAMPLES   := $(patsubst examples/xdp/%.c,$(BPF_OUT)/%.o,$(wildcard examples/xdp/*.c))
 THIRDPARTY := $(BPF_OUT)/test_xdp_noinline.o
 
-.PHONY: all setup build bpf run test lint unit bench fuzz clean
+.PHONY: all setup build bpf run test lint unit bench fuzz clean table2
 
 all: build bpf
 
@@ -34,6 +34,10 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# Variants that include another example's source.
+$(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
+$(BPF_OUT)/quiclb6.o: examples/xdp/quiclb.c
+
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
 	tar -xJf $(LINUX_TAR) -O $(SELFTESTS)/test_xdp_noinline.c > $@.tmp && mv $@.tmp $@
@@ -47,6 +51,10 @@ run: setup build bpf
 	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
 	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 	$(BIN) model estimate examples/model/echo-accel/spec.yaml
+
+# Our examples of the paper's Table 2 programs against its measurements (docs/nfp.md).
+table2: build bpf
+	bash scripts/table2.sh > docs/nfp-table2.md
 
 lint:
 	$(GO) vet ./...

@@ -37,7 +37,8 @@ func analyze(t testing.TB, p *bpfprog.Program, tgt string, k int) *Result {
 	return r
 }
 
-// TestHandCheckedCycles prices a small program by hand under nfp-agilio-cx.
+// TestHandCheckedCycles prices a small program by hand under the class
+// model of nfp-agilio-cx-fwhash.
 //
 //	block 1: r0 = 2             alu64        3
 //	         r2 = ctx->data_end  ctx load     2
@@ -73,7 +74,7 @@ func TestHandCheckedCycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := analyze(t, p, "nfp-agilio-cx", 5)
+	r := analyze(t, p, "nfp-agilio-cx-fwhash", 5)
 	if len(r.Paths) != 2 {
 		t.Fatalf("%d paths, want 2", len(r.Paths))
 	}

@@ -25,6 +25,9 @@ type Costed struct {
 	PCV map[string]float64
 	// PCVOps counts the map operations of G whose PCVs the target prices.
 	PCVOps int
+	// JIT translates instructions into the target's when the target names
+	// a JIT (nil: instructions are priced by class).
+	JIT Translator
 }
 
 // Cost prices every edge of g under t. An edge costs the instructions of
@@ -41,7 +44,7 @@ func Cost(g *cfg.Graph, t *target.Target) *Costed { return CostWith(g, t, nil) }
 // helper's cost, which holds with every PCV at 0. A bound under these
 // costs holds for packets whose map operations stay within the values.
 func CostWith(g *cfg.Graph, t *target.Target, pcv map[string]float64) *Costed {
-	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges)), PCV: pcv}
+	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges)), PCV: pcv, JIT: newTranslator(g, t)}
 	notes := map[string]bool{}
 	in, out := g.InEdges(), g.OutEdges()
 	sinceOut := make([]float64, len(g.Edges))
@@ -59,7 +62,7 @@ func CostWith(g *cfg.Graph, t *target.Target, pcv map[string]float64) *Costed {
 			v := body
 			switch g.Edges[ei].Kind {
 			case cfg.EdgeEntry:
-				v = v.Add(t.PerPacket)
+				v = v.Add(c.perPacket())
 			case cfg.EdgeTaken:
 				v = v.Add(t.Taken)
 			case cfg.EdgeNotTaken:
@@ -94,7 +97,16 @@ func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (t
 	for i := first; i <= last; i++ {
 		var cost target.Vec
 		memory := false
-		if len(ops) > 0 && int(ops[0].Insn) == i {
+		if c.JIT != nil {
+			ic := c.JIT.Insn(i)
+			cost, memory = ic.Cost, ic.Memory
+			if ic.Latency > 0 && bc >= 0 {
+				cost[bc] += max(t.BlockMin, ic.Latency-since)
+			}
+			if ic.Note != "" {
+				notes[ic.Note] = true
+			}
+		} else if len(ops) > 0 && int(ops[0].Insn) == i {
 			op := ops[0]
 			ops = ops[1:]
 			cost, memory = c.opCost(op, notes)
@@ -124,6 +136,30 @@ func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (t
 		}
 	}
 	return v, since
+}
+
+// perPacket is the target's per-packet cost plus what its JIT adds.
+func (c *Costed) perPacket() target.Vec {
+	if c.JIT == nil {
+		return c.T.PerPacket
+	}
+	return c.T.PerPacket.Add(c.JIT.PerPacket())
+}
+
+// TargetInsns counts the target instructions the JIT emits for the
+// instructions of the given edges' destination nodes (0 without a JIT).
+func (c *Costed) TargetInsns(edges []int32) int {
+	if c.JIT == nil {
+		return 0
+	}
+	n := 0
+	for _, e := range edges {
+		first, last := c.G.Insns(c.G.Edges[e].To)
+		for i := first; i <= last; i++ {
+			n += c.JIT.Insn(i).Insns
+		}
+	}
+	return n
 }
 
 // opCost prices a memory access or helper call; memory says whether it
@@ -271,7 +307,7 @@ func (c *Costed) ExactCost(edges []int32) target.Vec {
 		v := body
 		switch e.Kind {
 		case cfg.EdgeEntry:
-			v = v.Add(t.PerPacket)
+			v = v.Add(c.perPacket())
 		case cfg.EdgeTaken:
 			v = v.Add(t.Taken)
 		case cfg.EdgeNotTaken:

@@ -31,12 +31,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "target   %s: %s\n", r.Target.Name, r.Target.Description)
 	fmt.Fprintf(w, "graph    %d instructions in %d function(s) -> %d blocks, %d edges after inlining and unrolling\n",
 		p.Instructions, p.Functions, r.Graph.Nodes, r.Graph.Edges)
+	if r.TargetInstructions > 0 {
+		fmt.Fprintf(w, "jit      %d target instructions for the whole program\n", r.TargetInstructions)
+	}
 	for _, l := range r.Graph.Loops {
 		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
 	}
 	title := kindTitles[r.Kind]
 	if r.Basis == target.BasisEstimated {
-		fmt.Fprintf(w, "basis    estimated: the target's costs were not measured on the machine, so this is an estimate, not a guarantee (for one, use --target host)\n")
+		fmt.Fprintf(w, "basis    estimated: the target's costs were not measured on the machine, so this is an estimate, not a guarantee (for one, use a calibrated target: --target host for this machine)\n")
 		title = strings.Replace(title, "guarantee:", "estimate:", 1)
 	}
 	fmt.Fprintf(w, "\n%s\n", title)
@@ -69,13 +72,23 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, c := range r.Target.Components {
 		header += fmt.Sprintf("\t%s (%s)", c.Name, c.Unit)
 	}
-	fmt.Fprintln(tw, header+"\tinstructions")
+	jit := r.TargetInstructions > 0
+	if jit {
+		header += "\tinstructions\ttarget instructions"
+	} else {
+		header += "\tinstructions"
+	}
+	fmt.Fprintln(tw, header)
 	for _, pr := range r.Paths {
 		row := fmt.Sprintf("%d\t%s\t%s\t%s", pr.Rank, units.PacketRate(pr.PacketRate), units.BitRate(pr.BitRate), pr.Bottleneck)
 		for _, c := range r.Target.Components {
 			row += fmt.Sprintf("\t%.6g", pr.Cost[c.Name])
 		}
-		fmt.Fprintf(tw, "%s\t%d\n", row, pr.Instructions)
+		row += fmt.Sprintf("\t%d", pr.Instructions)
+		if jit {
+			row += fmt.Sprintf("\t%d", pr.TargetInstructions)
+		}
+		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
 

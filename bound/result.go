@@ -21,6 +21,9 @@ type Result struct {
 	Program ProgramInfo `json:"program"`
 	Graph   GraphInfo   `json:"graph"`
 	Target  TargetInfo  `json:"target"`
+	// TargetInstructions counts the instructions the target's JIT
+	// compiles the whole program to (absent: the target names no JIT).
+	TargetInstructions int `json:"target_instructions,omitempty"`
 	// Kind says what the bound establishes: "naive" (the slowest path,
 	// whether or not any packet can take it), "ssp" (the slowest path that
 	// some packet can take) or "intermediate" (a search cut short: every
@@ -114,7 +117,10 @@ type PathReport struct {
 	Bottleneck   string             `json:"bottleneck"`
 	Cost         map[string]float64 `json:"cost"`
 	Instructions int                `json:"instructions"`
-	Lines        []SourceLine       `json:"lines"`
+	// TargetInstructions: the target instructions the path's BPF
+	// instructions compile to (targets with a JIT only).
+	TargetInstructions int          `json:"target_instructions,omitempty"`
+	Lines              []SourceLine `json:"lines"`
 	// Status of a searched path: "satisfiable", or "unknown" (a solver
 	// timeout; taken as possible, which keeps the bound valid).
 	Status      string    `json:"status,omitempty"`
@@ -191,6 +197,9 @@ func newResult(c *Costed) *Result {
 		Notes:  append([]string{}, c.Notes...),
 		PCV:    c.PCV,
 	}
+	if c.JIT != nil {
+		r.TargetInstructions = c.JIT.Program()
+	}
 	if note := c.pcvNote(); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
@@ -237,6 +246,7 @@ func (c *Costed) report(rank int, p Path) PathReport {
 	for k, comp := range t.Components {
 		pr.Cost[comp.Name] = round(p.Cost[k])
 	}
+	pr.TargetInstructions = c.TargetInsns(p.Edges)
 	last := ""
 	for _, e := range p.Edges {
 		n := g.Edges[e].To

@@ -15,6 +15,7 @@ type file struct {
 	Description string      `yaml:"description"`
 	Source      string      `yaml:"source"`
 	Basis       string      `yaml:"basis"`
+	JIT         string      `yaml:"jit"`
 	Components  []Component `yaml:"components"`
 	PerPacket   costMap     `yaml:"per_packet"`
 	Limits      struct {
@@ -72,7 +73,7 @@ var (
 
 func (f *file) target() (*Target, error) {
 	t := &Target{
-		Name: f.Name, Description: f.Description, Source: f.Source, Components: f.Components,
+		Name: f.Name, Description: f.Description, Source: f.Source, JIT: f.JIT, Components: f.Components,
 		PacketRate: f.Limits.PacketRate, LineRate: f.Limits.LineRate,
 		WireOverhead: f.Limits.WireOverhead, MinPacket: f.Limits.MinPacket,
 		BlockMin: f.Blocking.Min, Classes: map[string]Vec{}, Memory: map[string]map[string]Access{},
@@ -98,6 +99,8 @@ func (f *file) target() (*Target, error) {
 		return nil, fmt.Errorf("target %s: needs 1 to %d components, has %d", t.Name, MaxComponents, len(t.Components))
 	case t.MinPacket <= 0:
 		return nil, fmt.Errorf("target %s: limits.min_packet must be positive", t.Name)
+	case t.JIT != "" && t.JIT != "nfp":
+		return nil, fmt.Errorf("target %s: jit %q is not known (known: nfp)", t.Name, t.JIT)
 	}
 	for _, c := range t.Components {
 		if c.Name == "" || c.Capacity <= 0 {

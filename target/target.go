@@ -58,8 +58,13 @@ type Access struct {
 type Target struct {
 	Name        string
 	Description string
-	Components  []Component
-	PerPacket   Vec // added once per packet (path)
+	// JIT names the translation of BPF instructions into the target's
+	// own ("nfp": package target/nfp), which then prices instructions in
+	// place of Classes, Memory and the map helpers it translates; "":
+	// instructions are priced by class.
+	JIT        string
+	Components []Component
+	PerPacket  Vec // added once per packet (path)
 	// Limits that do not depend on the program.
 	PacketRate   float64 // packets/s the device accepts at most (0: none)
 	LineRate     float64 // bit/s of the ports (0: none)

@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%q -> %q: error %v, want %q", c.from, c.to, err, c.msg)
 		}
 	}
-	if _, err := Load("no-such-target"); err == nil || !strings.Contains(err.Error(), "built-in targets: nfp-agilio-cx, x86-64") {
+	if _, err := Load("no-such-target"); err == nil || !strings.Contains(err.Error(), "built-in targets: nfp-agilio-cx, nfp-agilio-cx-fwhash, x86-64") {
 		t.Errorf("unknown target: %v", err)
 	}
 }
@@ -238,7 +238,7 @@ func TestScaledGroups(t *testing.T) {
 // rests on published measurements of the NIC, and a file that does not
 // say is calibrated exactly when it carries a calibration section.
 func TestBasis(t *testing.T) {
-	for name, want := range map[string]string{"x86-64": BasisEstimated, "nfp-agilio-cx": BasisCalibrated} {
+	for name, want := range map[string]string{"x86-64": BasisEstimated, "nfp-agilio-cx": BasisCalibrated, "nfp-agilio-cx-fwhash": BasisEstimated} {
 		tg, err := Load(name)
 		if err != nil || tg.Basis != want {
 			t.Errorf("%s: basis %v, %v; want %s", name, tg, err, want)

@@ -22,6 +22,9 @@ func Marshal(t *Target) ([]byte, error) {
 	if t.Basis != "" {
 		add(root, "basis", str(t.Basis))
 	}
+	if t.JIT != "" {
+		add(root, "jit", str(t.JIT))
+	}
 	comps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, c := range t.Components {
 		n := mapping(false)

@@ -1,0 +1,60 @@
+package bound
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/target"
+)
+
+func nfpNaive(t *testing.T, name string) *Result {
+	t.Helper()
+	p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Load("nfp-agilio-cx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Naive(context.Background(), Cost(g, tg), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The paper found the DRAM engine the bottleneck of Count-Min with 10 or
+// more rows; with 20 atomic adds per packet it serves 800e6 / (20 ×
+// 3.2198) packets/s.
+func TestCountMinDRAMBound(t *testing.T) {
+	r := nfpNaive(t, "countmin20")
+	if r.Bound.Bottleneck != "dram" {
+		t.Errorf("bottleneck %s, want dram", r.Bound.Bottleneck)
+	}
+	if want := 800e6 / (20 * 3.219818925010342); r.Bound.PathRate < want*0.999 || r.Bound.PathRate > want*1.001 {
+		t.Errorf("path rate %g, want %g", r.Bound.PathRate, want)
+	}
+	if r5 := nfpNaive(t, "countmin"); r5.Bound.Bottleneck != "cores" {
+		t.Errorf("countmin (5 rows): bottleneck %s, want cores", r5.Bound.Bottleneck)
+	}
+}
+
+// The JIT's instruction count covers the whole program and each path.
+func TestTargetInstructions(t *testing.T) {
+	r := nfpNaive(t, "countmin")
+	if r.TargetInstructions < r.Program.Instructions {
+		t.Errorf("target instructions %d, fewer than the %d BPF instructions", r.TargetInstructions, r.Program.Instructions)
+	}
+	p := r.Paths[0]
+	if p.TargetInstructions <= p.Instructions || p.TargetInstructions > r.TargetInstructions {
+		t.Errorf("path: %d target instructions for %d BPF instructions, program %d", p.TargetInstructions, p.Instructions, r.TargetInstructions)
+	}
+}
