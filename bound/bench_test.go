@@ -80,3 +80,35 @@ func BenchmarkEnumerate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSSPChecks measures the search for the slowest satisfiable path
+// on parser-heavy programs, a fixed number of paths per op (MaxChecks), so
+// that a CPU profile of it (go test -cpuprofile) shows where a long search
+// spends its time: symbolic execution, the solver's round trips, the
+// enumeration, lemma matching.
+func BenchmarkSSPChecks(b *testing.B) {
+	cases := []struct {
+		prog, target string
+		metric       Metric
+		checks       int
+	}{
+		{"dns_qname", "x86-64", PacketRate, 200},
+		{"dns_qname", "nfp-agilio-cx", PacketRate, 40},
+		{"ipv6ext_quic", "nfp-agilio-cx", BitRate, 200},
+		{"explode_pairs", "nfp-agilio-cx", PacketRate, 2000},
+	}
+	for _, bc := range cases {
+		b.Run(bc.prog+"/"+bc.target+"/"+bc.metric.String(), func(b *testing.B) {
+			c := costed(b, bc.prog, bc.target)
+			checked := 0
+			for b.Loop() {
+				r, err := SSP(context.Background(), c, SearchOptions{Metric: bc.metric, MaxChecks: bc.checks})
+				if err != nil {
+					b.Fatal(err)
+				}
+				checked += r.Search.Checked
+			}
+			b.ReportMetric(float64(checked)/b.Elapsed().Seconds(), "paths/s")
+		})
+	}
+}

@@ -41,6 +41,10 @@ type Config struct {
 	Timeout time.Duration
 	// Log, when set, receives a copy of every command sent.
 	Log io.Writer
+	// UnsatCores makes the solver track named assertions (:named) so that
+	// UnsatCore can answer. It slows z3's checks, so a search keeps it to
+	// a second solver that only explains refuted paths.
+	UnsatCores bool
 }
 
 // Solver is one solver process.
@@ -97,10 +101,13 @@ func Start(cfg Config) (*Solver, error) {
 	// pipe holds (errors about commands not yet answered) never blocks
 	// while we write to it.
 	go s.readOutput(bufio.NewReader(stdout))
-	// No unsat cores: z3 solves path constraints about 10x slower when it
-	// must produce them.
-	if err := s.send("(set-option :print-success false)", "(set-option :produce-models true)",
-		"(set-logic QF_AUFBV)"); err != nil {
+	// No unsat cores unless asked: z3 solves path constraints about 10x
+	// slower when it must produce them.
+	opts := []string{"(set-option :print-success false)", "(set-option :produce-models true)"}
+	if cfg.UnsatCores {
+		opts = append(opts, "(set-option :produce-unsat-cores true)")
+	}
+	if err := s.send(append(opts, "(set-logic QF_AUFBV)")...); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -310,6 +317,35 @@ func (s *Solver) Holds(term string) (bool, error) {
 		return false, err
 	}
 	return sexpString(ans) == "true", nil
+}
+
+// UnsatCore returns the names of the named assertions of an unsat core
+// after an Unsat check (the solver must have been started with
+// Config.UnsatCores).
+func (s *Solver) UnsatCore() ([]string, error) {
+	if err := s.send("(get-unsat-core)"); err != nil {
+		return nil, err
+	}
+	ans, err := s.readSexp()
+	if err != nil {
+		return nil, err
+	}
+	names, ok := ans.([]any)
+	if !ok {
+		if a, isAtom := ans.(string); isAtom && a == "" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("smt solver: unexpected answer to get-unsat-core: %v", ans)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		a, ok := n.(string)
+		if !ok {
+			return nil, fmt.Errorf("smt solver: unexpected name in unsat core: %v", n)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // Send writes commands (declarations, definitions, assertions) as they are.

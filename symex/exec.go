@@ -42,12 +42,12 @@ func (m *machine) assert(c term) {
 		m.st.lens = c.test.narrow(m.st.lens)
 	}
 	if c.notOf != "" {
-		m.st.decided[c.notOf] = false
+		m.st.decided.set(c.notOf, false)
 	} else {
-		m.st.decided[c.s] = true
+		m.st.decided.set(c.s, true)
 	}
 	if e := c.eqOf; e != nil && !e.neg {
-		m.st.eqs[e.name] = e.c
+		m.st.eqs.set(e.name, e.c)
 	}
 	m.asserted = true
 	m.nAsserts++
@@ -294,8 +294,8 @@ func (m *machine) enter(lenTerm term) {
 	st.newFrame()
 	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
 	st.lookups = map[string]int{}
-	st.decided = map[string]bool{}
-	st.eqs, st.loads = map[string]uint64{}, map[string]term{}
+	st.decided = newPmap[string, bool]()
+	st.eqs, st.loads = newPmap[string, uint64](), newPmap[string, term]()
 }
 
 // edge applies the way control leaves the edge's source node.
@@ -386,11 +386,11 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 	if n > 1 {
 		expr = "(concat " + strings.Join(parts, " ") + ")"
 	}
-	if t, ok := m.st.loads[expr]; ok {
+	if t, ok := m.st.loads.get(expr); ok {
 		return t
 	}
 	t := m.b.defRaw(uint16(8*n), expr)
-	m.st.loads[expr] = t
+	m.st.loads.set(expr, t)
 	return t
 }
 

@@ -3,6 +3,7 @@ package symex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,14 +21,17 @@ import (
 // their number grows with the product of the early choices.
 //
 // A lemma remembers why a path prefix was refuted, in a form that other
-// paths can be tested against without the solver: the assertions of a
-// window of the prefix's last levels (edges j..k-1) that are contradictory
-// on their own, together with the definitions those assertions use, with
-// every name the path defined renamed in order of appearance. That text is
+// paths can be tested against without the solver: the assertions of the
+// levels of an unsat core of the prefix (a set of its edges, not
+// necessarily adjacent: a parser's length byte and the test, 64 bytes
+// later, that its count ran out) that are contradictory on their own,
+// together with the definitions those assertions use, with every name the
+// path defined renamed in order of appearance. That text is
 // a formula over the program's inputs (packet, length, map contents) and
-// the solver has proven it unsatisfiable. Another path whose levels over
-// the same edges give the same text asserts that formula (under other
-// names) among others, and is refuted too. The text is compared exactly,
+// the solver has proven it unsatisfiable. Another path that takes the
+// same edges (in a DAG, in the same order), whatever it does between
+// them, and whose levels over them give the same text asserts that
+// formula (under other names) among others, and is refuted too. The text is compared exactly,
 // so nothing is assumed about the paths' states: a different earlier path
 // that changes any definition the window uses gives a different text, and
 // the path goes to the solver as before.
@@ -42,7 +46,7 @@ type Lemmas struct {
 }
 
 type lemma struct {
-	edges []int32 // the window, a run of a path's edges
+	edges []int32 // the core's edges, in path order
 	text  string  // the window's formula in canonical names
 }
 
@@ -92,20 +96,32 @@ func (c *Checker) refutedByLemma() int {
 		return 0
 	}
 	var w *window
-	texts := map[[2]int]string{}
+	pos := map[int32]int{}
+	for i, e := range c.path {
+		pos[e] = i // a path of the DAG takes an edge at most once
+	}
+	texts := map[string]string{}
+	var at []int
 	for i, e := range c.path {
 		for _, l := range ls.candidates(e) {
-			j := i + 1 - len(l.edges)
-			if j < 0 || !slices.Equal(c.path[j:i+1], l.edges) {
+			at = at[:0]
+			for _, le := range l.edges {
+				p, ok := pos[le]
+				if !ok || p > i {
+					break
+				}
+				at = append(at, p)
+			}
+			if len(at) != len(l.edges) {
 				continue
 			}
-			key := [2]int{j, i + 1}
+			key := fmt.Sprint(at)
 			t, ok := texts[key]
 			if !ok {
 				if w == nil {
 					w = c.window(len(c.path))
 				}
-				t = w.text(j, i+1)
+				t = w.textOf(at)
 				texts[key] = t
 			}
 			if t == l.text {
@@ -116,83 +132,90 @@ func (c *Checker) refutedByLemma() int {
 	return 0
 }
 
-// learn finds, for a prefix of k levels the solver refuted, the shortest
-// window of its last levels whose assertions are contradictory on their
-// own, and stores it. It asks a second solver, so that the first keeps
-// the path's levels. A window the second solver cannot decide within the
-// time left is taken as satisfiable, which only makes the lemma longer.
+// learn explains a prefix of k levels the solver refuted: a second solver,
+// which tracks named assertions, refutes it again and names an unsat core,
+// the levels whose assertions are contradictory on their own. Their edges
+// and the canonical text of their assertions become a lemma. The first
+// solver keeps the path's levels. A core that cannot be had in the time
+// left teaches nothing.
 func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) error {
 	ls := c.opts.Lemmas
 	if ls == nil || k == 0 {
 		return nil
 	}
 	if c.aux == nil {
-		s, err := startSolver(c.opts, c.g.Maps)
+		o := c.opts
+		o.Solver.UnsatCores = true
+		s, err := startSolver(o, c.g.Maps)
 		if err != nil {
 			return err
 		}
 		c.aux = s
 	}
-	w := c.window(k)
-	deadline := time.Now().Add(budget)
-	// unsat returns the text of window [j, k) when the second solver
-	// refutes it, or "".
-	unsat := func(j int) (string, error) {
-		left := time.Until(deadline)
-		t := w.text(j, k)
-		if left <= 0 || t == "" {
-			return "", nil
-		}
-		if err := c.aux.Push(); err != nil {
-			return "", err
-		}
-		if err := c.aux.Send(strings.Split(t, "\n")...); err != nil {
-			return "", err
-		}
-		c.Checks++
-		r, err := c.aux.CheckFor(ctx, left)
-		if errors.Is(err, smt.ErrStalled) {
-			// Killed for overrunning: undecided, as is every window
-			// after it; a new solver starts with the next prefix.
-			c.aux.Close()
-			c.aux = nil
-			deadline = time.Now()
-			return "", nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if err := c.aux.Pop(); err != nil {
-			return "", err
-		}
-		if r != smt.Unsat {
-			return "", nil
-		}
-		return t, nil
-	}
-	// The whole prefix is refuted (j = 0); fewer levels assert less, so
-	// the refuted windows are those starting at or before some j.
-	lo, hi := 0, k-1
-	text := ""
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		t, err := unsat(mid)
-		if err != nil {
-			return err
-		}
-		if t != "" {
-			lo, text = mid, t
-		} else {
-			hi = mid - 1
+	var lines []string
+	for i, l := range c.levels[:k] {
+		n := 0
+		for _, line := range l.text {
+			if a, ok := strings.CutPrefix(line, "(assert "); ok {
+				line = "(assert (! " + a[:len(a)-1] + " :named a" + strconv.Itoa(i) + "_" + strconv.Itoa(n) + "))"
+				n++
+			}
+			lines = append(lines, line)
 		}
 	}
-	if lo == 0 {
-		// Only the whole prefix: a lemma for it is what prefix pruning
-		// already does.
+	if err := c.aux.Push(); err != nil {
+		return err
+	}
+	if err := c.aux.Send(lines...); err != nil {
+		return err
+	}
+	c.Checks++
+	r, err := c.aux.CheckFor(ctx, budget)
+	if errors.Is(err, smt.ErrStalled) {
+		c.aux.Close()
+		c.aux = nil
 		return nil
 	}
-	ls.add(c.path[lo:k], text)
+	if err != nil {
+		return err
+	}
+	var core []string
+	if r == smt.Unsat {
+		if core, err = c.aux.UnsatCore(); err != nil {
+			return err
+		}
+	}
+	if err := c.aux.Pop(); err != nil {
+		return err
+	}
+	at := coreLevels(core, k)
+	if len(at) == 0 || len(at) == k {
+		return nil // no core, or the whole prefix: prefix pruning covers it
+	}
+	edges := make([]int32, len(at))
+	for i, l := range at {
+		edges[i] = c.path[l]
+	}
+	ls.add(edges, c.window(k).textOf(at))
 	return nil
+}
+
+// coreLevels returns the levels (below k, ascending) that the names of an
+// unsat core ("a" level "_" index) point to.
+func coreLevels(core []string, k int) []int {
+	seen := map[int]bool{}
+	var at []int
+	for _, name := range core {
+		l, _, ok := strings.Cut(strings.TrimPrefix(name, "a"), "_")
+		n, err := strconv.Atoi(l)
+		if !ok || err != nil || n < 0 || n >= k || seen[n] {
+			continue
+		}
+		seen[n] = true
+		at = append(at, n)
+	}
+	slices.Sort(at)
+	return at
 }
 
 // window gives the canonical text of windows of the first n loaded levels.
@@ -222,9 +245,19 @@ func (c *Checker) window(n int) *window {
 // use, in the order the path made them, every defined name replaced by
 // its rank of first appearance; "" when the window asserts nothing.
 func (w *window) text(j, k int) string {
+	at := make([]int, 0, k-j)
+	for i := j; i < k; i++ {
+		at = append(at, i)
+	}
+	return w.textOf(at)
+}
+
+// textOf is text for the levels at (ascending), which need not be
+// contiguous.
+func (w *window) textOf(at []int) string {
 	var asserts []defAt
 	var roots []string
-	for i := j; i < k; i++ {
+	for _, i := range at {
 		for l, line := range w.levels[i] {
 			if strings.HasPrefix(line, "(assert ") {
 				asserts = append(asserts, defAt{i, l})

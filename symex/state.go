@@ -86,15 +86,15 @@ type state struct {
 	lookups map[string]int // map index + key term → object, while no update intervened
 	verdict term
 	exited  bool
-	decided map[string]bool // Bools asserted on the path: true, or false for their negation
+	decided *pmap[string, bool] // Bools asserted on the path: true, or false for their negation
 	// eqs holds the terms the path has asserted equal to a constant, by
 	// name: a later comparison of the same term folds.
-	eqs map[string]uint64
+	eqs *pmap[string, uint64]
 	// loads holds the terms of loads already made, by their expression:
 	// loading the same bytes of the same array version again (a volatile
 	// or re-read header field) gives the same term, so that facts about
 	// the first load apply to the second.
-	loads map[string]term
+	loads *pmap[string, term]
 	lens  span // the packet lengths the path allows
 	// versions counts the updates of each map (by index in Graph.Maps):
 	// a lookup meets the contents of the map's current version. Version 0
@@ -111,10 +111,14 @@ func (s *state) clone() *state {
 	c.stacks = slices.Clone(s.stacks)
 	c.owned = make([]bool, len(s.stacks))
 	c.objs = append([]object(nil), s.objs...)
-	c.lookups = maps.Clone(s.lookups)
-	c.decided = maps.Clone(s.decided)
-	c.eqs = maps.Clone(s.eqs)
-	c.loads = maps.Clone(s.loads)
+	if len(s.lookups) > 0 {
+		c.lookups = maps.Clone(s.lookups)
+	} else {
+		c.lookups = map[string]int{}
+	}
+	c.decided = s.decided.fork()
+	c.eqs = s.eqs.fork()
+	c.loads = s.loads.fork()
 	return &c
 }
 

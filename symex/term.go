@@ -102,8 +102,8 @@ func boolConst(b bool) term {
 type builder struct {
 	out     *[]string         // SMT commands of the current edge
 	next    *int              // name counter
-	decided map[string]bool   // Bools the path has asserted, by name
-	eqs     map[string]uint64 // terms the path has asserted equal to a constant
+	decided *pmap[string, bool]   // Bools the path has asserted, by name
+	eqs     *pmap[string, uint64] // terms the path has asserted equal to a constant
 	// abstract, when non-zero, is the tree size above which a value is
 	// abstracted (see def); where names the instruction being executed.
 	abstract uint32
@@ -122,12 +122,12 @@ func (b builder) res(t term) term {
 		if t.wide != nil {
 			name = t.wide.s
 		}
-		if v, ok := b.eqs[name]; ok {
+		if v, ok := b.eqs.get(name); ok {
 			return konst(t.w, v)
 		}
 	}
 	if t.alt != nil {
-		if v, ok := b.decided[t.alt.c.s]; ok {
+		if v, ok := b.decided.get(t.alt.c.s); ok {
 			if v {
 				return konst(t.w, t.alt.x)
 			}
