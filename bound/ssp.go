@@ -24,6 +24,11 @@ type SearchOptions struct {
 	// gives the same result on every machine (with one worker).
 	MaxChecks int
 	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
+	// NoPrefixes and NoLemmas switch off two of the search's prunings, to
+	// test that they change nothing but its speed: the refuted prefixes
+	// pruned from the enumeration (every path is then checked on its own)
+	// and the lemmas (unsat cores) one path teaches the others.
+	NoPrefixes, NoLemmas bool
 	// Progress, when set, receives every improvement of the bound and the
 	// final state, from the goroutine that called SSP.
 	Progress func(Progress)
@@ -83,8 +88,12 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	verdicts := make(chan verdict, workers)
 	checkers := make([]*symex.Checker, workers)
 	lemmas := &symex.Lemmas{}
+	shared := lemmas
+	if opts.NoLemmas {
+		shared = nil
+	}
 	for i := range checkers {
-		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: lemmas})
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared})
 		if err != nil {
 			for _, ch := range checkers[:i] {
 				ch.Close()
@@ -215,7 +224,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		if v.rank < 0 {
 			continue
 		}
-		if v.out.Result == smt.Unsat {
+		if v.out.Result == smt.Unsat && !s.opts.NoPrefixes {
 			p := s.paths[v.rank]
 			s.prune.Add(p.Edges[:v.out.Prefix])
 			s.stats.Prefixes = s.prune.Len
