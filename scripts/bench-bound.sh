@@ -2,16 +2,20 @@
 # Whole-program figures of `dpperf bound`: for every example program, every
 # XDP program of libxdp1 and both programs of test_xdp_noinline, the time
 # to the naive bound and to the slowest satisfiable path (SSP), the paths
-# and solver checks the search needed, and the peak memory. Prints a
-# markdown table; the goal is an SSP in under 10 s for each.
+# and solver checks the search needed, the paths decided per second, and
+# the peak memory. Prints a markdown table; the goal is an SSP in under
+# 10 s for each. Then the path-explosion program (explode_pairs) runs for
+# EXPLODE (default 2m) through scripts/explode-demo.sh: its paths per
+# second and peak memory.
 #
-#   scripts/bench-bound.sh [BIN] [BPF_DIR] [TARGET] [TIME_LIMIT]
+#   scripts/bench-bound.sh [BIN] [BPF_DIR] [TARGET] [TIME_LIMIT] [METRIC]
 set -euo pipefail
 
 bin=${1:-bin/dpperf}
 bpf=${2:-build/bpf}
 target=${3:-x86-64}
 limit=${4:-60s}
+metric=${5:-pps}
 libxdp=/usr/lib/x86_64-linux-gnu/bpf
 
 progs=()
@@ -43,20 +47,20 @@ timed() {
 	cat "$tmp/time"
 }
 
-echo "target $target, time limit $limit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "target $target, metric $metric, time limit $limit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| program | naive | SSP | result | paths checked | refuted (folded) | solver checks | max RSS |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| program | naive | SSP | result | paths checked | paths/s | refuted (folded, by lemma) | solver checks | max RSS |"
+echo "|---|---|---|---|---|---|---|---|---|"
 slow=0
 for p in "${progs[@]}"; do
 	obj=${p%%:*} prog=${p#*:}
-	args=(--target "$target")
+	args=(--target "$target" --metric "$metric")
 	[ -n "$prog" ] && args+=(--program "$prog")
 	name=${prog:-$(basename "$obj" .o)}
 	read -r naive _ < <(timed "$bin" bound --naive "${args[@]}" "$obj")
 	read -r ssp kb < <(timed "$bin" bound --json --time-limit "$limit" "${args[@]}" "$obj")
 	if [ "$ssp" = - ]; then
-		echo "| $name | $naive s | failed | | | | | |"
+		echo "| $name | $naive s | failed | | | | | | |"
 		continue
 	fi
 	python3 - "$tmp/out" "$name" "$naive" "$ssp" "$kb" <<'EOF'
@@ -69,8 +73,9 @@ unknown = s.get("paths_unknown", 0)
 result = {"ssp": "SSP", "intermediate": "time limit"}.get(kind, kind)
 if kind == "ssp" and unknown:
     result = "SSP possibly satisfiable"
-print(f"| {name} | {naive} s | {ssp} s | {result} | {s['paths_checked']} | "
-      f"{s['paths_refuted']} ({s.get('refuted_folded', 0)}) | {s['solver_checks']} | {int(kb) // 1024} MB |")
+rate = s['paths_checked'] / s['seconds'] if s['seconds'] > 0 else 0
+print(f"| {name} | {naive} s | {ssp} s | {result} | {s['paths_checked']} | {rate:.0f} | "
+      f"{s['paths_refuted']} ({s.get('refuted_folded', 0)}, {s.get('refuted_by_lemma', 0)}) | {s['solver_checks']} | {int(kb) // 1024} MB |")
 EOF
 	if python3 -c "import sys; sys.exit(0 if float('$ssp') >= 10 else 1)"; then
 		slow=$((slow + 1))
@@ -78,3 +83,6 @@ EOF
 done
 echo
 echo "programs over 10 s to their SSP: $slow"
+echo
+echo "path explosion (explode_pairs, ${EXPLODE:-2m}):"
+"$(dirname "$0")/explode-demo.sh" "$bin" "$bpf/explode_pairs.o" "${EXPLODE:-2m}" "$tmp/explode.jsonl"

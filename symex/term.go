@@ -74,6 +74,24 @@ func sortOf(w uint16) string {
 }
 
 // konst is a constant term.
+// hexConst writes c as an SMT-LIB hexadecimal literal of digits digits
+// (what fmt's "#x%0*x" gives, without its cost: symbolic execution makes
+// a constant for nearly every instruction).
+func hexConst(digits uint16, c uint64) string {
+	const hex = "0123456789abcdef"
+	var buf [2 + 64]byte
+	n := int(digits)
+	if n > 64 {
+		return fmt.Sprintf("#x%0*x", digits, c)
+	}
+	buf[0], buf[1] = '#', 'x'
+	for i := n - 1; i >= 0; i-- {
+		buf[2+i] = hex[c&15]
+		c >>= 4
+	}
+	return string(buf[:2+n])
+}
+
 func konst(w uint16, c uint64) term {
 	c &= mask(w)
 	t := term{w: w, known: true, c: c}
@@ -83,7 +101,7 @@ func konst(w uint16, c uint64) term {
 	case w == 1:
 		t.s = "true"
 	case w%4 == 0:
-		t.s = fmt.Sprintf("#x%0*x", w/4, c)
+		t.s = hexConst(w/4, c)
 	default:
 		t.s = fmt.Sprintf("(_ bv%d %d)", c, w)
 	}
