@@ -13,7 +13,7 @@ SELFTESTS  := linux-source-6.1/tools/testing/selftests/bpf/progs
 EXAMPLES   := $(patsubst examples/xdp/%.c,$(BPF_OUT)/%.o,$(wildcard examples/xdp/*.c))
 THIRDPARTY := $(BPF_OUT)/test_xdp_noinline.o
 
-.PHONY: all setup build bpf run test lint unit bench fuzz clean table2
+.PHONY: all setup build bpf run test lint unit bench fuzz clean evidence table2
 
 all: build bpf
 
@@ -71,6 +71,25 @@ bench: setup build bpf
 	/usr/bin/time -f 'max RSS %M KB' $(GO) test ./bound -run '^$$' -bench Enumerate -benchtime 1000000x
 	# time to the naive bound and to the slowest satisfiable path of every program
 	scripts/bench-bound.sh $(BIN) $(BPF_OUT)
+
+# Timing evidence, never part of `make test` (it reads clocks): run it on an
+# otherwise idle machine. The calibrated host bound (--target host,
+# calibrated on first use) of every program below against REPS replays of
+# its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
+# (fails on a violated guarantee); then the profiler's timing tests
+# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks.
+REPS            ?= 5
+EVIDENCE_TARGET ?= host
+EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
+                   $(filter-out %/xdpdump_bpf.o %/xdp-dispatcher.o,$(wildcard /usr/lib/x86_64-linux-gnu/bpf/*.o)) \
+                   /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o:xdp_dispatcher \
+                   $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v4 $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v6
+evidence: setup build bpf
+	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
+	$(GO) test -count=1 -tags evidence -run 'Contention|Wakes' ./profile/collect/
+	rm -rf build/nvme-tcp/evidence
+	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
+	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.
@@ -199,7 +218,7 @@ report-diff: build bpf
 	$(BIN) interface --max-depth 16 --thresholds $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.thresholds.txt
 	$(BIN) interface --max-depth 16 --resolution 150 $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.r150.py
 # --- calibrate ---
-.PHONY: test-calibrate calibrate fit evidence-calibrate
+.PHONY: test-calibrate calibrate fit
 # Micro-programs on the kernel (root), the quick calibration and the bound
 # under it on the libxdp1 programs.
 test-calibrate: setup bpf
@@ -210,7 +229,7 @@ calibrate: build
 	@mkdir -p build
 	$(BIN) targets calibrate --out build/host.yaml
 # build/host.yaml scaled by cost group to timed paths of the example
-# programs (not the programs evidence-calibrate bounds): build/host-fit.yaml
+# programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
 FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
@@ -219,7 +238,3 @@ fit: build bpf
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
 	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
 	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json
-# The evidence table of the bound under build/host.yaml (or TARGET): every
-# libxdp1 program and test_xdp_noinline, each replayed REPS times (default 9).
-evidence-calibrate: build bpf
-	bash scripts/calibrate-evidence.sh $(or $(TARGET),build/host.yaml) $(or $(REPS),9)
