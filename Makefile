@@ -34,6 +34,11 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The plainest build, as the object's comment says: no -g, so no BTF.
+$(BPF_OUT)/text_nobtf.o: examples/xdp/text_nobtf.c examples/xdp/common.h build/include/gnu/stubs-32.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(filter-out -g,$(BPF_CFLAGS)) -c $< -o $@
+
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
 	tar -xJf $(LINUX_TAR) -O $(SELFTESTS)/test_xdp_noinline.c > $@.tmp && mv $@.tmp $@

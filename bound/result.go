@@ -184,7 +184,7 @@ func newResult(c *Costed) *Result {
 			Instructions: len(p.Insns), Functions: len(p.Funcs)},
 		Graph:  GraphInfo{Nodes: len(g.Nodes), Edges: len(g.Edges), Loops: g.Loops},
 		Target: TargetInfo{Name: t.Name, Description: t.Description, PacketRate: t.PacketRate, LineRate: t.LineRate, MinPacket: t.MinPacket},
-		Notes:  append([]string{}, c.Notes...),
+		Notes:  append(append([]string{}, p.Notes...), c.Notes...),
 		PCV:    c.PCV,
 	}
 	if note := c.pcvNote(); note != "" {
