@@ -205,3 +205,26 @@ func (p *Program) Line(i int) (loc, text string) {
 	}
 	return "", ""
 }
+
+// MapNames lists the names of maps, sorted.
+func MapNames(maps map[string]*Map) []string {
+	names := make([]string, 0, len(maps))
+	for n := range maps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Definition says where the object defines m: "btf" (a .maps section),
+// "bpf_map_def" or "bpf_elf_map" (a legacy "maps" section), or "data" (a
+// global data section such as .rodata or .bss).
+func (m *Map) Definition() string {
+	switch {
+	case m.Legacy != nil:
+		return m.Legacy.Layout
+	case strings.HasPrefix(m.Name, "."):
+		return "data"
+	}
+	return "btf"
+}

@@ -164,18 +164,19 @@ func readSamples(file string) ([]*calibrate.Sample, error) {
 	return ss, nil
 }
 
-// xdpPrograms loads every XDP program of an object.
+// xdpPrograms loads every XDP program of an object, with the entries whose
+// section names no type (read as XDP).
 func xdpPrograms(file string) ([]*bpfprog.Program, error) {
-	spec, err := ebpf.LoadCollectionSpec(file)
+	o, err := bpfprog.OpenFile(file)
 	if err != nil {
-		return nil, fail.Input(file, fmt.Errorf("not a BPF object: %w", err))
+		return nil, err
 	}
 	var ps []*bpfprog.Program
-	for _, n := range bpfprog.Names(spec) {
-		if spec.Programs[n].Type != ebpf.XDP {
+	for _, e := range o.Entries {
+		if e.Type != ebpf.XDP && e.Type != ebpf.UnspecifiedProgram {
 			continue
 		}
-		p, err := bpfprog.LoadFile(file, n)
+		p, err := o.Program(bpfprog.Options{Program: e.Name, Type: ebpf.XDP})
 		if err != nil {
 			return nil, err
 		}
