@@ -89,6 +89,9 @@ func loadSpec(r io.ReaderAt) (spec *ebpf.CollectionSpec, err error) {
 	}()
 	spec, err = ebpf.LoadCollectionSpecFromReader(r)
 	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: file ends early (%v)", ErrNotBPF, err)
+		}
 		msg := err.Error()
 		if strings.Contains(msg, "bad magic") || strings.Contains(msg, "not an ELF") ||
 			strings.Contains(msg, "unexpected EOF") || strings.Contains(msg, "invalid ELF") {
