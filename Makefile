@@ -85,6 +85,13 @@ fuzz: setup bpf
 clean:
 	rm -rf bin build
 
+# The object loader's fuzz targets for FUZZTIME (default 30s); short
+# minimizing, as each input goes through the whole ELF reader.
+.PHONY: fuzz-loader
+fuzz-loader:
+	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./bpfprog/
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyDefs$$' -fuzztime $(FUZZTIME) ./bpfprog/
+
 # --- model ---
 .PHONY: test-model bench-model fio-model
 test-model:

@@ -135,7 +135,9 @@ func btfStrings(sec *elf.Section, order binary.ByteOrder) (off, n int64) {
 		return 0, 0
 	}
 	hdrLen, strOff, strLen := uint64(order.Uint32(hdr[4:])), uint64(order.Uint32(hdr[16:])), uint64(order.Uint32(hdr[20:]))
-	if hdrLen+strOff+strLen > sec.Size || sec.Type == elf.SHT_NOBITS {
+	// debug/elf does not check section sizes against the file: a string
+	// table larger than any compiler writes is taken for a corrupt one.
+	if hdrLen+strOff+strLen > sec.Size || sec.Type == elf.SHT_NOBITS || strLen > 1<<26 {
 		return 0, 0
 	}
 	return int64(sec.Offset + hdrLen + strOff), int64(strLen)
