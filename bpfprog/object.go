@@ -275,3 +275,24 @@ func SpecFile(p *Program) (*ebpf.CollectionSpec, error) {
 	}
 	return o.Spec, nil
 }
+
+// XDPPrograms reads every program of the object at path that runs as XDP:
+// those of XDP sections and those whose section names no type.
+func XDPPrograms(path string) ([]*Program, error) {
+	o, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var ps []*Program
+	for _, e := range o.Entries {
+		if e.Type != ebpf.XDP && e.Type != ebpf.UnspecifiedProgram {
+			continue
+		}
+		p, err := o.Program(Options{Program: e.Name, Type: ebpf.XDP})
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/internal/fail"
@@ -167,20 +165,9 @@ func readSamples(file string) ([]*calibrate.Sample, error) {
 // xdpPrograms loads every XDP program of an object, with the entries whose
 // section names no type (read as XDP).
 func xdpPrograms(file string) ([]*bpfprog.Program, error) {
-	o, err := bpfprog.OpenFile(file)
+	ps, err := bpfprog.XDPPrograms(file)
 	if err != nil {
 		return nil, err
-	}
-	var ps []*bpfprog.Program
-	for _, e := range o.Entries {
-		if e.Type != ebpf.XDP && e.Type != ebpf.UnspecifiedProgram {
-			continue
-		}
-		p, err := o.Program(bpfprog.Options{Program: e.Name, Type: ebpf.XDP})
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
 		return nil, fail.Input(file, fmt.Errorf("no XDP program"))
