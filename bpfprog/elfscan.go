@@ -16,7 +16,8 @@ import (
 // entry points the library keeps as subprograms only) and the definitions
 // of the legacy "maps" sections.
 type scan struct {
-	order binary.ByteOrder
+	// aliasTaken reports a section already called textAlias.
+	aliasTaken bool
 	// text is the executable .text section, nil when there is none.
 	text *elf.Section
 	// textGlobals are the global functions defined in .text, sorted.
@@ -44,8 +45,9 @@ func scanELF(r io.ReaderAt) (s *scan, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotBPF, err)
 	}
-	s = &scan{order: f.ByteOrder}
+	s = &scan{}
 	for _, sec := range f.Sections {
+		s.aliasTaken = s.aliasTaken || sec.Name == textAlias
 		if sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size > 0 {
 			s.execSections++
 			if sec.Name == ".text" {
@@ -157,6 +159,9 @@ func (s *scan) exposeText(r io.ReaderAt) (io.ReaderAt, error) {
 	if s.text == nil || len(s.textGlobals) == 0 {
 		return nil, nil
 	}
+	if s.aliasTaken {
+		return nil, fmt.Errorf("a section is already called %s", textAlias)
+	}
 	if s.shstrOff < 0 {
 		return nil, errors.New("locate the name of section .text")
 	}
@@ -207,14 +212,6 @@ func (p *patched) ReadAt(b []byte, off int64) (int, error) {
 		}
 	}
 	return n, err
-}
-
-// sectionName maps the load name of a section back to its name in the ELF.
-func sectionName(loaded string) string {
-	if loaded == textAlias {
-		return ".text"
-	}
-	return loaded
 }
 
 // isLegacyMapSection reports whether a section holds legacy map

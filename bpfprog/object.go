@@ -86,9 +86,7 @@ func open(r io.ReaderAt, file string) (*Object, error) {
 	}
 	o := &Object{File: file, Spec: spec}
 	o.entries(s.textGlobals, exposed)
-	if err := o.maps(s.legacy); err != nil {
-		return nil, err
-	}
+	o.maps(s.legacy)
 	if len(o.Entries) == 0 {
 		return nil, noPrograms(s)
 	}
@@ -141,7 +139,7 @@ func (o *Object) entries(textGlobals []string, exposed bool) {
 		}
 	}
 	for name, ps := range o.Spec.Programs {
-		e := Entry{Name: name, Section: sectionName(ps.SectionName), Type: ps.Type, Insns: len(ps.Instructions)}
+		e := Entry{Name: name, Section: ps.SectionName, Type: ps.Type, Insns: len(ps.Instructions)}
 		maps := map[string]bool{}
 		for _, ins := range ps.Instructions {
 			if ins.Symbol() != "" {
@@ -165,7 +163,7 @@ func (o *Object) entries(textGlobals []string, exposed bool) {
 // maps from "maps" sections. Those definitions are what the file says
 // about the extra fields, so the spec's maps no longer carry them as
 // trailing bytes, and a map of maps gets the inner map its inner_id names.
-func (o *Object) maps(legacy map[string]*LegacyDef) error {
+func (o *Object) maps(legacy map[string]*LegacyDef) {
 	o.Maps = specMaps(o.Spec)
 	for name, d := range legacy {
 		m, ms := o.Maps[name], o.Spec.Maps[name]
@@ -181,7 +179,6 @@ func (o *Object) maps(legacy map[string]*LegacyDef) error {
 			}
 		}
 	}
-	return nil
 }
 
 // noPrograms explains why an object holds no candidate program.
