@@ -37,6 +37,10 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 # Variants that include another example's source.
 $(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
 $(BPF_OUT)/quiclb6.o: examples/xdp/quiclb.c
+# The plainest build, as the object's comment says: no -g, so no BTF.
+$(BPF_OUT)/text_nobtf.o: examples/xdp/text_nobtf.c examples/xdp/common.h build/include/gnu/stubs-32.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(filter-out -g,$(BPF_CFLAGS)) -c $< -o $@
 
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
@@ -106,6 +110,13 @@ fuzz: setup bpf
 
 clean:
 	rm -rf bin build
+
+# The object loader's fuzz targets for FUZZTIME (default 30s); short
+# minimizing, as each input goes through the whole ELF reader.
+.PHONY: fuzz-loader
+fuzz-loader:
+	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./bpfprog/
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyDefs$$' -fuzztime $(FUZZTIME) ./bpfprog/
 
 # --- model ---
 .PHONY: test-model bench-model fio-model

@@ -12,10 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bound"
-	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
@@ -41,7 +38,8 @@ func (l loopBounds) Set(s string) error {
 
 func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bound", "bound [flags] OBJECT.o", stderr)
-	progName := fs.String("program", "", "program `NAME` in the object (needed when it holds several)")
+	progName, progType := addProgramFlags(fs)
+	list := fs.Bool("list", false, "list the programs of the object (as 'dpperf programs') and stop")
 	tgt := fs.String("target", "nfp-agilio-cx", "target `NAME` (see 'dpperf targets'), a target file path, or host: this machine, calibrated on first use")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
 	asJSON := fs.Bool("json", false, "write the result as JSON (schema: bound/json.md)")
@@ -70,6 +68,9 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) != 1 {
 		fs.Usage()
 		return fail.Usagef("bound: want one object file, got %d arguments", len(pos))
+	}
+	if *list {
+		return listPrograms(pos[0], *asJSON, stdout)
 	}
 	if *paths < 1 {
 		return fail.Usagef("bound: --paths must be at least 1")
@@ -114,14 +115,9 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	prog, err := bpfprog.LoadFile(pos[0], *progName)
+	prog, err := loadPacketProgram(pos[0], "bound", progName, progType)
 	if err != nil {
 		return err
-	}
-	switch prog.Type {
-	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
-	default:
-		return fail.Inputf(prog.File, "program %s is of type %s; bound analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
 	g, err := cfg.Build(prog, cfg.Options{Unroll: *unroll, LoopBounds: lb})
 	if err != nil {

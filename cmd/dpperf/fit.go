@@ -11,8 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/internal/fail"
@@ -164,22 +162,12 @@ func readSamples(file string) ([]*calibrate.Sample, error) {
 	return ss, nil
 }
 
-// xdpPrograms loads every XDP program of an object.
+// xdpPrograms loads every XDP program of an object, with the entries whose
+// section names no type (read as XDP).
 func xdpPrograms(file string) ([]*bpfprog.Program, error) {
-	spec, err := ebpf.LoadCollectionSpec(file)
+	ps, err := bpfprog.XDPPrograms(file)
 	if err != nil {
-		return nil, fail.Input(file, fmt.Errorf("not a BPF object: %w", err))
-	}
-	var ps []*bpfprog.Program
-	for _, n := range bpfprog.Names(spec) {
-		if spec.Programs[n].Type != ebpf.XDP {
-			continue
-		}
-		p, err := bpfprog.LoadFile(file, n)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
+		return nil, err
 	}
 	if len(ps) == 0 {
 		return nil, fail.Input(file, fmt.Errorf("no XDP program"))

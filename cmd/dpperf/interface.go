@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cilium/ebpf"
-
-	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/perfiface"
@@ -23,16 +20,18 @@ import (
 // ifaceFlags are the flags every interface subcommand shares: what to
 // analyse and how.
 type ifaceFlags struct {
-	progName, tgt, metric, solver string
-	unroll, workers, maxPaths     int
-	maxDepth                      int
-	lb                            loopBounds
-	timeout, timeLimit            time.Duration
+	progName                  *string
+	progType                  *progType
+	tgt, metric, solver       string
+	unroll, workers, maxPaths int
+	maxDepth                  int
+	lb                        loopBounds
+	timeout, timeLimit        time.Duration
 }
 
 func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	f := &ifaceFlags{lb: loopBounds{}}
-	fs.StringVar(&f.progName, "program", "", "program `NAME` in the object (needed when it holds several)")
+	f.progName, f.progType = addProgramFlags(fs)
 	fs.StringVar(&f.metric, "metric", "insns", "`METRIC`: insns (BPF instructions, exact), mem (memory accesses) or cost (under --target)")
 	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME`, file, or host (this machine, calibrated on first use) for --metric cost and for PCV formulas")
 	fs.IntVar(&f.unroll, "unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
@@ -48,14 +47,9 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 
 // analyse loads, explores and prices one object.
 func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer) (*perfiface.Interface, error) {
-	prog, err := bpfprog.LoadFile(path, f.progName)
+	prog, err := loadPacketProgram(path, "interface", f.progName, f.progType)
 	if err != nil {
 		return nil, err
-	}
-	switch prog.Type {
-	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
-	default:
-		return nil, fail.Inputf(prog.File, "program %s is of type %s; interface analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
 	t, err := loadTarget(ctx, f.tgt, stderr) // prices --metric cost and its PCV terms
 	if err != nil {

@@ -21,6 +21,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
+		{"programs", "list the programs of a BPF object: section, type, instructions, maps", runPrograms},
 		{"targets", "list the cost-model targets for bound", runTargets},
 		{"interface", "performance interface of an eBPF/XDP program: cost per input class", runInterface},
 		{"model", "analytical model of SmartNIC/offload pipelines", runModel},
