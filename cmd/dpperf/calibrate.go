@@ -49,7 +49,8 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	if *host && *runs == 0 && !*quick {
 		opts.Runs = calibrate.HostRuns // as a first use of --target host
 	}
-	done := progressLine(stderr, &opts)
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	res, err := calibrate.Run(ctx, opts)
 	done()
 	if err != nil {

@@ -134,13 +134,10 @@ func timePaths(ctx context.Context, files []string, t *target.Target, opts calib
 		}
 		progs = append(progs, ps...)
 	}
-	if isTerminal(stderr) {
-		opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
-	}
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	samples, err := calibrate.Corpus(ctx, progs, t, opts)
-	if opts.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	done()
 	return samples, err
 }
 
