@@ -17,6 +17,7 @@ import (
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
 	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
@@ -55,7 +56,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
 	queryTimeout := fs.Duration("solver-timeout", 2*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
-	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
+	maxPacket := fs.Int("max-packet", symex.DefaultMaxPacket, "largest packet in `BYTES` the program can receive (the default is the XDP maximum with 4 KiB pages)")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
@@ -66,8 +67,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fail.Usagef("bound: want one object file, got %d arguments", len(pos))
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *list {
 		return listPrograms(pos[0], *asJSON, stdout)

@@ -40,8 +40,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch {
 	case *tgt == "" || *out == "":
-		fs.Usage()
-		return fail.Usagef("targets fit: --target and --out are required")
+		return usageError(fs, "--target and --out are required")
 	case len(pos) == 0 && *samplesIn == "":
 		return fail.Usagef("targets fit: give the objects whose programs to time")
 	case len(pos) > 0 && *samplesIn != "":
