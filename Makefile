@@ -21,7 +21,7 @@ setup:
 	@bash scripts/setup.sh
 
 build:
-	$(GO) build -o $(BIN) ./cmd/dpperf
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/dpperf
 
 # Compiled BPF objects: our examples and third-party programs from Debian's
 # linux-source package. Tests read them from build/bpf.

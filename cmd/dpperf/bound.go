@@ -115,6 +115,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if *doMeasure && *naive {
+		return usageError(fs, "--measure needs the search (no --naive)")
+	}
+	if *doMeasure && !onThisHost(t) {
+		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
+	}
 	prog, err := loadPacketProgram(pos[0], "bound", progName, progType)
 	if err != nil {
 		return err
@@ -142,10 +148,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *doMeasure {
-		if *naive {
-			return fail.Usagef("bound: --measure needs the search (no --naive)")
-		}
+	var measureErr error
+	switch {
+	case !*doMeasure:
+	case !isRoot():
+		measureErr = fail.NeedsRootf("bound: --measure needs root (BPF_PROG_TEST_RUN): the bound above was not measured")
+	default:
 		if err := measure.Paths(g, res); err != nil {
 			return err
 		}
@@ -183,7 +191,20 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fail.Requirementf("bound %s is below the required %s", what(got), what(reqRate))
 		}
 	}
+	if measureErr != nil {
+		return measureErr
+	}
 	return ctx.Err()
+}
+
+// isRoot says whether the process may load BPF programs and run them
+// (tests replace it to see what a user without root gets).
+var isRoot = func() bool { return os.Geteuid() == 0 }
+
+// onThisHost says whether t models a core of a host like this one (its
+// one component is a CPU), whose bounds BPF_PROG_TEST_RUN can check.
+func onThisHost(t *target.Target) bool {
+	return len(t.Components) == 1 && t.Components[0].Name == "cpu"
 }
 
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -396,6 +396,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	default:
 		return fail.Usagef("-collector: %q (want bpf, tracefs or auto)", kind)
 	}
+	if errors.Is(err, collect.ErrNotRoot) {
+		return fail.NeedsRootf("profile run: %v", err)
+	}
 	if err != nil {
 		return fmt.Errorf("profile run: %w", err)
 	}
