@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
@@ -219,6 +220,18 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if len(pos) == 1 && pos[0] == hostTarget {
+		t, err := loadTarget(ctx, hostTarget, stderr)
+		if err != nil {
+			return err
+		}
+		data, err := target.Marshal(t)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(data)
+		return err
+	}
 	if len(pos) == 1 {
 		data, err := target.Raw(pos[0])
 		if err != nil {
@@ -242,6 +255,13 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stdout, "%-*s  %s\n", width, n, t.Description)
 	}
+	host := "this machine, calibrated on first use (root, about a minute)"
+	if cache, err := calibrate.DefaultHostCache(); err == nil {
+		if _, path, err := cache.Lookup(calibrate.ThisHost()); err == nil {
+			host = "this machine, calibrated: " + path
+		}
+	}
+	fmt.Fprintf(stdout, "%-*s  %s\n", width, hostTarget, host)
 	fmt.Fprintln(stdout, "\nShow one with 'dpperf targets NAME'; use your own with --target FILE.yaml.")
 	return nil
 }
