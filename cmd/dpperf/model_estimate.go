@@ -18,13 +18,14 @@ import (
 	"github.com/dpperf/dpperf/units"
 )
 
-func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a parameter, e.g. size=64B or g.v.placement=1 (repeatable; names as for sweep)")
 	compat := fs.String("compat", "", "for files in the LogNIC execution-graph format: 'lognic' reproduces that implementation's numbers")
+	pf := addProgramStageFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -39,18 +40,23 @@ func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer
 		}
 		return estimateCompat(path, *format, stdout)
 	}
-	net, err := loadNetwork(path, *offered, sets...)
+	net, err := loadNetwork(ctx, pf, path, *offered, sets...)
 	if err != nil {
 		return err
 	}
 	r := analytic.Evaluate(net)
-	return writeResult(stdout, *format, r.WriteText, r)
+	return writeResult(stdout, *format, func(w io.Writer) error {
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+		return writeProgramStages(w, pf)
+	}, r)
 }
 
 // loadNetwork reads and compiles a specification or a LogNIC-format
 // file, applying an offered-load override and --set overrides.
-func loadNetwork(path, offered string, sets ...string) (*flow.Network, error) {
-	m, _, err := loadTunable(path, offered, sets)
+func loadNetwork(ctx context.Context, pf *programFlags, path, offered string, sets ...string) (*flow.Network, error) {
+	m, _, err := loadTunable(ctx, pf, path, offered, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +70,9 @@ func loadNetwork(path, offered string, sets ...string) (*flow.Network, error) {
 // loadTunable reads a specification of our format or a file of the LogNIC
 // format (detected by its top-level software list) and applies an
 // offered-load override (for LogNIC files it scales every bandwidth-in)
-// and --set PARAM=VALUE overrides, which it returns.
-func loadTunable(path, offered string, sets []string) (flow.Tunable, []spec.Param, error) {
+// and --set PARAM=VALUE overrides, which it returns. Vertices that name a
+// packet program get their service time first (pf may be nil: worst case).
+func loadTunable(ctx context.Context, pf *programFlags, path, offered string, sets []string) (flow.Tunable, []spec.Param, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fail.Input("", fmt.Errorf("open spec: %w", err))
@@ -81,6 +88,9 @@ func loadTunable(path, offered string, sets []string) (flow.Tunable, []spec.Para
 		s, err := spec.Read(bytes.NewReader(data), path)
 		if err != nil {
 			return nil, nil, fail.Input("", err)
+		}
+		if err := resolvePrograms(ctx, s, path, pf); err != nil {
+			return nil, nil, err
 		}
 		m = flow.FromSpec(s)
 	}

@@ -73,7 +73,7 @@ func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	n, err := loadNetwork(path, *f.offered)
+	n, err := loadNetwork(ctx, nil, path, *f.offered)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func runModelCompare(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	n, err := loadNetwork(path, *f.offered)
+	n, err := loadNetwork(ctx, nil, path, *f.offered)
 	if err != nil {
 		return err
 	}
