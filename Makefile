@@ -97,6 +97,7 @@ evidence: setup build bpf
 	rm -rf build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
+	bash scripts/e2e/model-fit-loop.sh docs/evidence
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.
