@@ -103,7 +103,7 @@ func resolve(ctx context.Context, p *spec.Program, dir string, o Options) (Stage
 		if tgt == "" {
 			tgt = DefaultTarget
 		}
-		src = p.Object + " (" + tgt + ")"
+		src = p.Object
 		if o.Trace == "" {
 			var err error
 			if b, err = Compute(ctx, object, name, tgt, o); err != nil {
