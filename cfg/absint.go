@@ -235,7 +235,11 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 			return value{kind: pointer, region: dst.region, base: dst.base, maybeNull: dst.maybeNull}
 		}
 	}
-	if src.kind == pointer && op == asm.Add && dst.kind == scalar && !is32 {
+	if src.kind == pointer && op == asm.Add && dst.kind != pointer && !is32 {
+		// scalar += pointer: the verifier refuses pointer += pointer, so
+		// dst holds a scalar even when its value is not known (a variable
+		// offset such as an extension header's length), and the sum is a
+		// pointer into src's region at an offset known only for constants.
 		return alu(op, false, src, dst)
 	}
 	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
