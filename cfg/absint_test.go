@@ -139,3 +139,41 @@ func TestVariableOffsetKeepsPacketRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestVariableOffsetMinLen: a bounds check through a packet pointer moved
+// by (byte + 1) * 8 proves the packet at least as long as with a zero
+// byte: 64 + 8 + 2 bytes on the side that goes on.
+func TestVariableOffsetMinLen(t *testing.T) {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 4, asm.Word), // data_end
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.Word), // data
+		asm.Mov.Reg(asm.R3, asm.R6),
+		asm.Add.Imm(asm.R3, 64),
+		asm.Mov.Imm(asm.R0, 2),
+		asm.JGT.Reg(asm.R3, asm.R2, ""), // → exit
+		asm.LoadMem(asm.R4, asm.R6, 1, asm.Byte), // a header length in [0, 255]
+		asm.Add.Imm(asm.R4, 1),
+		asm.LSh.Imm(asm.R4, 3),
+		asm.Add.Reg(asm.R4, asm.R3), // at least data + 72
+		asm.Mov.Reg(asm.R5, asm.R4),
+		asm.Add.Imm(asm.R5, 2),
+		asm.JGT.Reg(asm.R5, asm.R2, ""), // → exit; not taken: len >= 74
+		asm.LoadMem(asm.R0, asm.R4, 0, asm.Byte),
+		asm.Return(),
+	}
+	insns[5].Offset = 8
+	insns[12].Offset = 1
+	g, err := build(t, insns, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lens []int32
+	for _, e := range g.Edges {
+		if e.Kind == EdgeNotTaken {
+			lens = append(lens, e.MinLen)
+		}
+	}
+	if len(lens) != 2 || max(lens[0], lens[1]) != 74 || min(lens[0], lens[1]) != 64 {
+		t.Fatalf("not-taken edges prove %v bytes, want 64 and 74", lens)
+	}
+}
