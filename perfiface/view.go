@@ -10,6 +10,7 @@ import (
 // conditions whose leaves are classes of inputs with one formula each.
 type View struct {
 	Resolution float64
+	Chosen     bool // the resolution was chosen by class count (Interface.Choose)
 	Root       *VNode
 }
 
@@ -162,7 +163,8 @@ func merged(a, b *VNode) *VNode {
 		Bounded: a.Bounded + b.Bounded}
 }
 
-func (v *View) classes() int {
+// Classes is the number of classes (leaves) of the view.
+func (v *View) Classes() int {
 	n := 0
 	var walk func(*VNode)
 	walk = func(x *VNode) {
