@@ -79,7 +79,7 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	}
 	switch {
 	case it.Coarse && it.Bounded > 0:
-		p.line(1, "# Coarse: %d subtrees narrower than %s were not explored; each lies in one class,", it.Bounded, trimFloat(it.Reached))
+		p.line(1, "# Coarse: %d subtrees at most %s wide were not explored; each lies in one class,", it.Bounded, trimFloat(it.Reached))
 		p.line(1, "#   within the cheapest and the dearest way through the program from there")
 	case it.Bounded > 0:
 		p.line(1, "# Bounded: %d subtrees below %d decisions were not explored; each is a class", it.Bounded, it.MaxDepth)

@@ -28,6 +28,11 @@ import (
 // resolution is asked for.
 const DefaultClasses = 30
 
+// spare is how many times DefaultClasses the tree may hold at the resolution
+// reached before the refinement stops without a resolution: the finer
+// tree narrows the classes of the view Choose then picks.
+const spare = 10
+
 // RefineOptions configure Refine.
 type RefineOptions struct {
 	// Check, Workers and Progress as for Explore; MaxPaths bounds the
@@ -232,7 +237,7 @@ func (r *refiner) wanted(n *rnode) bool {
 	if r.opts.Resolution > 0 {
 		return w >= r.opts.Resolution
 	}
-	return w > 0 && r.classes(r.root, math.Nextafter(w, math.Inf(1))) <= r.opts.Classes
+	return w > 0 && r.classes(r.root, math.Nextafter(w, math.Inf(1))) <= r.opts.Classes*spare
 }
 
 // expand explores below the open leaf n up to the next branch with more

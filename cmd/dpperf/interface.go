@@ -193,7 +193,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func writeThresholds(w io.Writer, it *perfiface.Interface) error {
 	switch {
 	case it.Coarse && it.Bounded > 0:
-		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees narrower than %s not explored, metric %s\n\n",
+		fmt.Fprintf(w, "%s: %d paths explored to the end and %d subtrees at most %s wide not explored, metric %s\n\n",
 			it.Program, len(it.Paths)-it.Bounded, it.Bounded, trimNum(it.Reached), it.Metric)
 	case it.Bounded > 0:
 		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees below %d decisions not explored, metric %s\n\n",
