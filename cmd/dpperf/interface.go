@@ -161,8 +161,11 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	view := it.View(r)
 	if f.coarse != nil && !resSet {
 		view.Chosen = true
-		header = []string{fmt.Sprintf("Resolution %s chosen: the finest with at most %d classes (%d here);", trimNum(r), *classes, view.Classes()),
-			"  ask for more with --resolution R, or --resolution 0 for the exact interface (every feasible path)"}
+		first := fmt.Sprintf("Resolution %s chosen: the finest with at most %d classes (%d here);", trimNum(r), *classes, view.Classes())
+		if it.Reached == 0 && (r <= 1e-9 || (it.Metric != perfiface.MetricCost && r <= 1)) {
+			first = fmt.Sprintf("Exact resolution chosen: %d classes, within the %d aimed at;", view.Classes(), *classes)
+		}
+		header = []string{first, "  ask for more with --resolution R, or --resolution 0 for the exact interface (every feasible path)"}
 	}
 	switch {
 	case *asJSON:
