@@ -312,18 +312,18 @@ func (r *refiner) decide(ctx context.Context, c *symex.Checker, prefix []int32, 
 	side := func(i int) []int32 { return append(slices.Clip(prefix), outs[i]) }
 	known := make([]smt.Result, len(outs))
 	decided := make([]bool, len(outs))
-	any := false
+	probed := false
 	for i := range outs {
 		ok, err := c.Probe(side(i))
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			known[i], decided[i], any = smt.Sat, true, true
+			known[i], decided[i], probed = smt.Sat, true, true
 			break
 		}
 	}
-	if !any && len(outs) == 2 {
+	if !probed && len(outs) == 2 {
 		first, err := r.x.extend(ctx, c, side(0), res)
 		if err != nil {
 			return nil, err
