@@ -1,5 +1,8 @@
 # dpperf build. `make run` and `make test` install what is missing first.
 SHELL      := /bin/bash
+# An installed Go older than the one go.mod names fetches that one through
+# the module proxy (Go 1.21 or newer can; Debian 12's 1.19 cannot).
+export GOTOOLCHAIN = auto
 GO         ?= go
 GOBIN      := $(shell $(GO) env GOPATH)/bin
 BIN        := bin/dpperf
@@ -21,7 +24,7 @@ setup:
 	@bash scripts/setup.sh
 
 build:
-	$(GO) build -o $(BIN) ./cmd/dpperf
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/dpperf
 
 # Compiled BPF objects: our examples and third-party programs from Debian's
 # linux-source package. Tests read them from build/bpf.
@@ -53,7 +56,7 @@ $(BPF_OUT)/test_xdp_noinline.o: build/src/test_xdp_noinline.c build/include/gnu/
 run: setup build bpf
 	$(BIN) targets
 	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
-	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
+	$(BIN) bound --target host /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 	$(BIN) model estimate examples/model/echo-accel/spec.yaml
 
 # Our examples of the paper's Table 2 programs against its measurements (docs/nfp.md).

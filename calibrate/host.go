@@ -143,7 +143,7 @@ func (c HostCache) Host(ctx context.Context, opts Options) (t *target.Target, pa
 		return t, path, false, err
 	}
 	if os.Geteuid() != 0 {
-		return nil, path, false, fail.Requirementf("--target host: this host (%s, Linux %s) has no calibration yet, and calibrating needs root (BPF_PROG_TEST_RUN): run 'dpperf targets calibrate --host' once as root", key.CPU, key.Kernel)
+		return nil, path, false, fail.NeedsRootf("--target host: this host (%s, Linux %s) has no calibration yet, and calibrating needs root (BPF_PROG_TEST_RUN): run 'dpperf targets calibrate --host' once as root", key.CPU, key.Kernel)
 	}
 	if opts.Runs == 0 {
 		opts.Runs = HostRuns

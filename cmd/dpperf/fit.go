@@ -40,8 +40,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch {
 	case *tgt == "" || *out == "":
-		fs.Usage()
-		return fail.Usagef("targets fit: --target and --out are required")
+		return usageError(fs, "--target and --out are required")
 	case len(pos) == 0 && *samplesIn == "":
 		return fail.Usagef("targets fit: give the objects whose programs to time")
 	case len(pos) > 0 && *samplesIn != "":
@@ -134,13 +133,10 @@ func timePaths(ctx context.Context, files []string, t *target.Target, opts calib
 		}
 		progs = append(progs, ps...)
 	}
-	if isTerminal(stderr) {
-		opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
-	}
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	samples, err := calibrate.Corpus(ctx, progs, t, opts)
-	if opts.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	done()
 	return samples, err
 }
 

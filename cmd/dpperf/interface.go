@@ -127,8 +127,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fail.Usagef("interface: want one object file, got %d arguments", len(pos))
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *res < 0 {
 		return fail.Usagef("interface: --resolution must not be negative")

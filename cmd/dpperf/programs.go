@@ -71,8 +71,7 @@ func runPrograms(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fail.Usagef("programs: want one object file, got %d arguments", len(pos))
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	return listPrograms(pos[0], *asJSON, stdout)
 }
