@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -126,10 +125,13 @@ func writeResult(w io.Writer, format string, text func(io.Writer) error, v any) 
 type CompatResult struct {
 	Schema     string             `json:"schema"`
 	Throughput units.Num          `json:"throughput_GiBps"`
+	Bottleneck string             `json:"bottleneck"` // the smallest candidate
 	Candidates []lognic.Candidate `json:"candidates"`
 	PerCase    []units.Num        `json:"use_case_throughput_GiBps"`
-	Latency    units.Num          `json:"latency_s"`
+	Latency    units.Num          `json:"latency_s"` // null when unavailable
 	CaseLat    []units.Num        `json:"use_case_latency_s"`
+	// LatencyUnavailable says why the file gives no latency.
+	LatencyUnavailable string `json:"latency_unavailable,omitempty"`
 }
 
 func estimateCompat(path, format string, stdout io.Writer) error {
@@ -141,7 +143,11 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 	if err != nil {
 		return fail.Input(path, err)
 	}
-	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency)}
+	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency),
+		LatencyUnavailable: r.LatencyUnavailable}
+	if len(r.Candidates) > 0 {
+		out.Bottleneck = r.Candidates[0].Name
+	}
 	for _, v := range r.PerCase {
 		out.PerCase = append(out.PerCase, units.Num(v))
 	}
@@ -152,6 +158,9 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "semantics\tlognic (compatibility)\n")
 		fmt.Fprintf(tw, "throughput\t%.10g GiB/s\n", r.Throughput)
+		if len(r.Candidates) > 0 {
+			fmt.Fprintf(tw, "bottleneck\t%s\n", r.Candidates[0].Name)
+		}
 		for _, c := range r.Candidates {
 			fmt.Fprintf(tw, "  %s\t%.10g\n", c.Name, c.Value)
 		}
@@ -161,7 +170,9 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 		for i, v := range r.CaseLat {
 			fmt.Fprintf(tw, "latency of use case %d\t%.6f us\n", i, v*1e6)
 		}
-		if !math.IsNaN(r.Latency) {
+		if r.LatencyUnavailable != "" {
+			fmt.Fprintf(tw, "latency\tunavailable: %s\n", r.LatencyUnavailable)
+		} else {
 			fmt.Fprintf(tw, "latency\t%.6f us\n", r.Latency*1e6)
 		}
 		return tw.Flush()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/measure"
@@ -235,5 +236,25 @@ func TestBoundPCVAssumption(t *testing.T) {
 	}
 	if _, errs, code := dpperf(t, "bound", "--pcv", "trips=2", built(t, "flowtable")); code != 2 || !strings.Contains(errs, "not a PCV of map operations") {
 		t.Errorf("bad --pcv: exit %d: %s", code, errs)
+	}
+}
+
+// TestBoundMeasureRefusals: --measure holds only host targets against the
+// kernel; without root the bound is still printed, then the missing
+// measurement is said, with its own exit code.
+func TestBoundMeasureRefusals(t *testing.T) {
+	_, errs, code := dpperf(t, "bound", "--measure", "--target", "nfp-agilio-cx", built(t, "fig2"))
+	if code != fail.ExitInput || !strings.Contains(errs, "only host targets") {
+		t.Errorf("NFP target: exit %d: %s", code, errs)
+	}
+	defer func(f func() bool) { isRoot = f }(isRoot)
+	isRoot = func() bool { return false }
+	out, errs, code := dpperf(t, "bound", "--json", "--measure", "--target", "x86-64", built(t, "fig2"))
+	var r bound.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Kind != "ssp" || r.Paths[0].Measured != nil {
+		t.Errorf("without root: %v, kind %s: the bound should be printed, unmeasured", err, r.Kind)
+	}
+	if code != fail.ExitNeedsRoot || !strings.Contains(errs, "--measure needs root") {
+		t.Errorf("without root: exit %d: %s", code, errs)
 	}
 }
