@@ -73,15 +73,6 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *list {
 		return listPrograms(pos[0], *asJSON, stdout)
 	}
-	if *paths < 1 {
-		return fail.Usagef("bound: --paths must be at least 1")
-	}
-	if *maxChecks < 0 {
-		return fail.Usagef("bound: --max-checks must not be negative")
-	}
-	if *memory < 0 {
-		return fail.Usagef("bound: --memory must not be negative")
-	}
 	if *memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// A long search keeps every refuted prefix: without a limit the
 		// heap grows to twice what is live before a collection.

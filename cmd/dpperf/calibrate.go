@@ -38,12 +38,8 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		return fail.Usagef("targets calibrate: --out and --host exclude each other")
 	case *host && (*name != calibrate.HostName || *model != calibrate.Throughput):
 		return fail.Usagef("targets calibrate: --host takes no --name or --model")
-	case *pct <= 0 || *pct > 100:
-		return fail.Usagef("targets calibrate: --percentile must be in (0, 100]")
 	case *model != calibrate.Throughput && *model != calibrate.Latency:
 		return fail.Usagef("targets calibrate: --model must be %s or %s", calibrate.Throughput, calibrate.Latency)
-	case *runs < 0:
-		return fail.Usagef("targets calibrate: --runs must be positive")
 	}
 	opts := calibrate.Options{Runs: *runs, Quick: *quick, Percentile: *pct, CPU: *cpu}
 	if *host && *runs == 0 && !*quick {

@@ -364,8 +364,6 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	switch {
-	case *alt < 0:
-		return fail.Usagef("-alternate: %v is negative", *alt)
 	case *alt > 0 && *altLog == "":
 		return fail.Usagef("-alternate needs -alternate-log FILE for its windows")
 	case *alt > 0 && kind != "bpf":
