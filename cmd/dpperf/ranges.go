@@ -56,7 +56,7 @@ var flagRanges = map[string][]flagRange{
 	"targets fit": {above("min", 0), above("max", 0), atLeast("runs", 1), aboveUpTo("percentile", 0, 100),
 		atLeast("paths", 1), atLeast("cpu", 0)},
 	"interface": {atLeast("unroll", 0), atLeast("workers", 0), above("solver-timeout", 0), atLeast("max-paths", 1),
-		atLeast("max-depth", 0), atLeast("time-limit", 0), atLeast("resolution", 0), atLeast("runs", 1), atLeast("per-class", 1)},
+		atLeast("max-depth", 0), atLeast("time-limit", 0), atLeast("resolution", 0), atLeast("runs", 1), atLeast("per-class", 1), atLeast("classes", 1)},
 	"interface diff": {atLeast("unroll", 0), atLeast("workers", 0), above("solver-timeout", 0), atLeast("max-paths", 1),
 		atLeast("max-depth", 0), atLeast("time-limit", 0), atLeast("resolution", 0), atLeast("fail-above", 0)},
 	"model optimize": {within("max-drop", 0, 1), atLeast("budget", 0)},
