@@ -1,5 +1,8 @@
 # dpperf build. `make run` and `make test` install what is missing first.
 SHELL      := /bin/bash
+# An installed Go older than the one go.mod names fetches that one through
+# the module proxy (Go 1.21 or newer can; Debian 12's 1.19 cannot).
+export GOTOOLCHAIN = auto
 GO         ?= go
 GOBIN      := $(shell $(GO) env GOPATH)/bin
 BIN        := bin/dpperf
@@ -13,7 +16,7 @@ SELFTESTS  := linux-source-6.1/tools/testing/selftests/bpf/progs
 EXAMPLES   := $(patsubst examples/xdp/%.c,$(BPF_OUT)/%.o,$(wildcard examples/xdp/*.c))
 THIRDPARTY := $(BPF_OUT)/test_xdp_noinline.o
 
-.PHONY: all setup build bpf run test lint unit bench fuzz clean table2
+.PHONY: all setup build bpf run test lint unit bench fuzz clean evidence table2
 
 all: build bpf
 
@@ -21,7 +24,7 @@ setup:
 	@bash scripts/setup.sh
 
 build:
-	$(GO) build -o $(BIN) ./cmd/dpperf
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/dpperf
 
 # Compiled BPF objects: our examples and third-party programs from Debian's
 # linux-source package. Tests read them from build/bpf.
@@ -37,6 +40,10 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 # Variants that include another example's source.
 $(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
 $(BPF_OUT)/quiclb6.o: examples/xdp/quiclb.c
+# The plainest build, as the object's comment says: no -g, so no BTF.
+$(BPF_OUT)/text_nobtf.o: examples/xdp/text_nobtf.c examples/xdp/common.h build/include/gnu/stubs-32.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(filter-out -g,$(BPF_CFLAGS)) -c $< -o $@
 
 build/src/test_xdp_noinline.c:
 	@mkdir -p build/src
@@ -49,7 +56,7 @@ $(BPF_OUT)/test_xdp_noinline.o: build/src/test_xdp_noinline.c build/include/gnu/
 run: setup build bpf
 	$(BIN) targets
 	$(BIN) bound --target nfp-agilio-cx $(BPF_OUT)/fig2.o
-	$(BIN) bound --target x86-64 /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
+	$(BIN) bound --target host /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 	$(BIN) model estimate examples/model/echo-accel/spec.yaml
 
 # Our examples of the paper's Table 2 programs against its measurements (docs/nfp.md).
@@ -72,6 +79,26 @@ bench: setup build bpf
 	# time to the naive bound and to the slowest satisfiable path of every program
 	scripts/bench-bound.sh $(BIN) $(BPF_OUT)
 
+# Timing evidence, never part of `make test` (it reads clocks): run it on an
+# otherwise idle machine. The calibrated host bound (--target host,
+# calibrated on first use) of every program below against REPS replays of
+# its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
+# (fails on a violated guarantee); then the profiler's timing tests
+# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks.
+REPS            ?= 5
+EVIDENCE_TARGET ?= host
+EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
+                   $(filter-out %/xdpdump_bpf.o %/xdp-dispatcher.o,$(wildcard /usr/lib/x86_64-linux-gnu/bpf/*.o)) \
+                   /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o:xdp_dispatcher \
+                   $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v4 $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v6
+evidence: setup build bpf
+	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
+	$(GO) test -count=1 -tags evidence -run 'Contention|Wakes' ./profile/collect/
+	rm -rf build/nvme-tcp/evidence
+	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
+	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
+	bash scripts/e2e/model-fit-loop.sh docs/evidence
+
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.
 DURATION ?= 10m
@@ -87,6 +114,13 @@ fuzz: setup bpf
 
 clean:
 	rm -rf bin build
+
+# The object loader's fuzz targets for FUZZTIME (default 30s); short
+# minimizing, as each input goes through the whole ELF reader.
+.PHONY: fuzz-loader
+fuzz-loader:
+	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./bpfprog/
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyDefs$$' -fuzztime $(FUZZTIME) ./bpfprog/
 
 # --- model ---
 .PHONY: test-model bench-model fio-model
@@ -199,7 +233,7 @@ report-diff: build bpf
 	$(BIN) interface --max-depth 16 --thresholds $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.thresholds.txt
 	$(BIN) interface --max-depth 16 --resolution 150 $(XDPFILT)_alw_ip.o > examples/interface/xdpfilt_alw_ip.d16.r150.py
 # --- calibrate ---
-.PHONY: test-calibrate calibrate fit evidence-calibrate
+.PHONY: test-calibrate calibrate fit
 # Micro-programs on the kernel (root), the quick calibration and the bound
 # under it on the libxdp1 programs.
 test-calibrate: setup bpf
@@ -210,7 +244,7 @@ calibrate: build
 	@mkdir -p build
 	$(BIN) targets calibrate --out build/host.yaml
 # build/host.yaml scaled by cost group to timed paths of the example
-# programs (not the programs evidence-calibrate bounds): build/host-fit.yaml
+# programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
 FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
@@ -219,7 +253,3 @@ fit: build bpf
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
 	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
 	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json
-# The evidence table of the bound under build/host.yaml (or TARGET): every
-# libxdp1 program and test_xdp_noinline, each replayed REPS times (default 9).
-evidence-calibrate: build bpf
-	bash scripts/calibrate-evidence.sh $(or $(TARGET),build/host.yaml) $(or $(REPS),9)

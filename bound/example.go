@@ -3,6 +3,7 @@ package bound
 import (
 	"fmt"
 	"math"
+	"net"
 	"sort"
 	"strings"
 	"time"
@@ -55,18 +56,48 @@ func exampleOf(ex *symex.Example) *Example {
 }
 
 // Decode describes a packet layer by layer, as far as gopacket decodes it.
+// A layer gopacket could not decode (a worst case often rests on a
+// malformed header) is described from its own bytes, field by field as
+// they stand, never from the half-filled struct gopacket leaves.
 func Decode(data []byte) []string {
 	pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+	el := pkt.ErrorLayer()
+	ls := pkt.Layers()
 	var out []string
-	for _, l := range pkt.Layers() {
-		if l.LayerType() != gopacket.LayerTypeDecodeFailure {
-			out = append(out, describe(l))
+	offset := 0
+	for i, l := range ls {
+		if l.LayerType() == gopacket.LayerTypeDecodeFailure {
+			continue
 		}
+		failed := el != nil && i+1 < len(ls) && ls[i+1].LayerType() == gopacket.LayerTypeDecodeFailure
+		if failed {
+			out = append(out, describeRaw(l.LayerType(), data[min(offset, len(data)):]))
+			break
+		}
+		out = append(out, describe(l))
+		offset += len(l.LayerContents())
 	}
-	if el := pkt.ErrorLayer(); el != nil {
+	if el != nil {
 		out = append(out, "undecodable: "+el.Error().Error())
 	}
 	return out
+}
+
+// describeRaw reads the fixed header fields of a layer gopacket could not
+// decode from its bytes b.
+func describeRaw(t gopacket.LayerType, b []byte) string {
+	be16 := func(i int) uint16 { return uint16(b[i])<<8 | uint16(b[i+1]) }
+	switch {
+	case t == layers.LayerTypeIPv4 && len(b) >= 20:
+		return fmt.Sprintf("IPv4 (malformed) %s > %s proto %d ihl %d len %d ttl %d", net.IP(b[12:16]), net.IP(b[16:20]), b[9], b[0]&0x0f, be16(2), b[8])
+	case t == layers.LayerTypeIPv6 && len(b) >= 40:
+		return fmt.Sprintf("IPv6 (malformed) %s > %s next %d len %d hop %d", net.IP(b[8:24]), net.IP(b[24:40]), b[6], be16(4), b[7])
+	case t == layers.LayerTypeTCP && len(b) >= 14:
+		return fmt.Sprintf("TCP (malformed) %d > %d data offset %d", be16(0), be16(2), b[12]>>4)
+	case t == layers.LayerTypeUDP && len(b) >= 8:
+		return fmt.Sprintf("UDP (malformed) %d > %d len %d", be16(0), be16(2), be16(4))
+	}
+	return fmt.Sprintf("%s (malformed) %d B", t, len(b))
 }
 
 func describe(l gopacket.Layer) string {
@@ -76,9 +107,9 @@ func describe(l gopacket.Layer) string {
 	case *layers.Dot1Q:
 		return fmt.Sprintf("802.1Q vlan %d type %s", v.VLANIdentifier, v.Type)
 	case *layers.IPv4:
-		return fmt.Sprintf("IPv4 %s > %s proto %s ihl %d len %d ttl %d flags %s frag %d", v.SrcIP, v.DstIP, v.Protocol, v.IHL, v.Length, v.TTL, v.Flags, v.FragOffset)
+		return fmt.Sprintf("IPv4 %s > %s proto %s (%d) ihl %d len %d ttl %d flags %s frag %d", v.SrcIP, v.DstIP, v.Protocol, uint8(v.Protocol), v.IHL, v.Length, v.TTL, v.Flags, v.FragOffset)
 	case *layers.IPv6:
-		return fmt.Sprintf("IPv6 %s > %s next %s len %d hop %d", v.SrcIP, v.DstIP, v.NextHeader, v.Length, v.HopLimit)
+		return fmt.Sprintf("IPv6 %s > %s next %s (%d) len %d hop %d", v.SrcIP, v.DstIP, v.NextHeader, uint8(v.NextHeader), v.Length, v.HopLimit)
 	case *layers.TCP:
 		return fmt.Sprintf("TCP %d > %d flags %s seq %d", v.SrcPort, v.DstPort, tcpFlags(v), v.Seq)
 	case *layers.UDP:

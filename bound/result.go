@@ -194,7 +194,7 @@ func newResult(c *Costed) *Result {
 		Graph:  GraphInfo{Nodes: len(g.Nodes), Edges: len(g.Edges), Loops: g.Loops},
 		Target: TargetInfo{Name: t.Name, Description: t.Description, PacketRate: t.PacketRate, LineRate: t.LineRate, MinPacket: t.MinPacket},
 		Basis:  t.Basis,
-		Notes:  append([]string{}, c.Notes...),
+		Notes:  append(append([]string{}, p.Notes...), c.Notes...),
 		PCV:    c.PCV,
 	}
 	if c.JIT != nil {

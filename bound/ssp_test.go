@@ -42,8 +42,10 @@ func TestFig2SSP(t *testing.T) {
 	if ex.Length < 100 || !ex.Minimal || ex.Length != 100 {
 		t.Errorf("example of %d bytes (minimal %v), want exactly 100", ex.Length, ex.Minimal)
 	}
-	if !strings.Contains(strings.Join(ex.Layers, "\n"), "IPv6") {
-		t.Errorf("example is not IPv6: %v", ex.Layers)
+	// One of the two branches, never both (that path is impossible):
+	// which one is slower depends on the target.
+	if l := strings.Join(ex.Layers, "\n"); !strings.Contains(l, "type IPv4 (0x0800)") && !strings.Contains(l, "type IPv6 (0x86dd)") {
+		t.Errorf("example is neither IPv4 nor IPv6: %v", ex.Layers)
 	}
 	if r.Naive == nil || r.Bound.PathRate <= r.Naive.PathRate {
 		t.Errorf("SSP path rate %g not above the naive %v", r.Bound.PathRate, r.Naive)

@@ -1,19 +1,15 @@
 package bpfprog
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
-
-	"github.com/dpperf/dpperf/internal/fail"
 )
 
 // Program is one eBPF program of an object file, ready for analysis.
@@ -26,6 +22,7 @@ type Program struct {
 	Funcs   []Func           // functions in instruction order; Funcs[0] is the entry
 	Maps    map[string]*Map  // maps referenced by the instructions, by name
 	Offsets []asm.RawInstructionOffset
+	Notes   []string // what a report should say about how the program was read
 }
 
 // Func is a contiguous run of Insns that forms one BPF function.
@@ -41,7 +38,10 @@ type Map struct {
 	KeySize    uint32
 	ValueSize  uint32
 	MaxEntries uint32
-	Key, Value btf.Type // nil when the object has no BTF for the map
+	Flags      uint32
+	Key, Value btf.Type   // nil when the object has no BTF for the map
+	Inner      *Map       // for a map of maps, its inner map when the object gives one
+	Legacy     *LegacyDef // the definition, for maps of a legacy "maps" section
 }
 
 // ErrNotBPF reports a file that is not a BPF ELF object.
@@ -50,36 +50,26 @@ var ErrNotBPF = errors.New("not a BPF ELF object")
 // LoadFile reads the program called name from the object at path. An empty
 // name selects the only program of the object.
 func LoadFile(path, name string) (*Program, error) {
-	data, err := os.ReadFile(path)
+	return LoadFileWith(path, Options{Program: name})
+}
+
+// LoadFileWith reads the program opts choose from the object at path.
+func LoadFileWith(path string, opts Options) (*Program, error) {
+	o, err := OpenFile(path)
 	if err != nil {
-		return nil, fail.Input(path, fmt.Errorf("read object: %w", errors.Unwrap(err)))
+		return nil, err
 	}
-	return Load(bytes.NewReader(data), path, name)
+	return o.Program(opts)
 }
 
 // Load reads the program called name from the object in r; file names the
 // object in errors. Every error it returns is an input error about file.
-func Load(r io.ReaderAt, file, name string) (prog *Program, err error) {
-	spec, err := loadSpec(r)
+func Load(r io.ReaderAt, file, name string) (*Program, error) {
+	o, err := Open(r, file)
 	if err != nil {
-		return nil, fail.Input(file, err)
+		return nil, err
 	}
-	ps, err := pick(spec, name)
-	if err != nil {
-		return nil, fail.Input(file, err)
-	}
-	p := &Program{
-		File:    file,
-		Name:    ps.Name,
-		Section: ps.SectionName,
-		Type:    ps.Type,
-		Insns:   ps.Instructions,
-		Maps:    map[string]*Map{},
-	}
-	if err := p.index(specMaps(spec)); err != nil {
-		return nil, fail.Input(file, fmt.Errorf("program %s: %w", p.Name, err))
-	}
-	return p, nil
+	return o.Program(Options{Program: name})
 }
 
 // loadSpec parses the ELF, turning a panic of the ELF reader into an error.
@@ -99,6 +89,9 @@ func loadSpec(r io.ReaderAt) (spec *ebpf.CollectionSpec, err error) {
 	}()
 	spec, err = ebpf.LoadCollectionSpecFromReader(r)
 	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: file ends early (%v)", ErrNotBPF, err)
+		}
 		msg := err.Error()
 		if strings.Contains(msg, "bad magic") || strings.Contains(msg, "not an ELF") ||
 			strings.Contains(msg, "unexpected EOF") || strings.Contains(msg, "invalid ELF") {
@@ -119,32 +112,18 @@ func Names(spec *ebpf.CollectionSpec) []string {
 	return names
 }
 
-func pick(spec *ebpf.CollectionSpec, name string) (*ebpf.ProgramSpec, error) {
-	names := Names(spec)
-	if len(names) == 0 {
-		return nil, errors.New("object holds no programs")
-	}
-	if name == "" {
-		if len(names) > 1 {
-			return nil, fmt.Errorf("object holds %d programs (%s); choose one with --program", len(names), strings.Join(names, ", "))
-		}
-		name = names[0]
-	}
-	ps, ok := spec.Programs[name]
-	if !ok {
-		return nil, fmt.Errorf("no program %q in object (programs: %s)", name, strings.Join(names, ", "))
-	}
-	if len(ps.Instructions) == 0 {
-		return nil, fmt.Errorf("program %q has no instructions", name)
-	}
-	return ps, nil
-}
-
 func specMaps(spec *ebpf.CollectionSpec) map[string]*Map {
 	maps := map[string]*Map{}
 	for name, ms := range spec.Maps {
 		maps[name] = &Map{Name: name, Type: ms.Type, KeySize: ms.KeySize, ValueSize: ms.ValueSize,
-			MaxEntries: ms.MaxEntries, Key: ms.Key, Value: ms.Value}
+			MaxEntries: ms.MaxEntries, Flags: ms.Flags, Key: ms.Key, Value: ms.Value}
+	}
+	for name, ms := range spec.Maps {
+		if ms.InnerMap != nil {
+			inner := *ms.InnerMap
+			maps[name].Inner = &Map{Name: inner.Name, Type: inner.Type, KeySize: inner.KeySize, ValueSize: inner.ValueSize,
+				MaxEntries: inner.MaxEntries, Flags: inner.Flags, Key: inner.Key, Value: inner.Value}
+		}
 	}
 	return maps
 }
@@ -228,4 +207,27 @@ func (p *Program) Line(i int) (loc, text string) {
 		return "", strings.TrimSpace(src.String())
 	}
 	return "", ""
+}
+
+// MapNames lists the names of maps, sorted.
+func MapNames(maps map[string]*Map) []string {
+	names := make([]string, 0, len(maps))
+	for n := range maps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Definition says where the object defines m: "btf" (a .maps section),
+// "bpf_map_def" or "bpf_elf_map" (a legacy "maps" section), or "data" (a
+// global data section such as .rodata or .bss).
+func (m *Map) Definition() string {
+	switch {
+	case m.Legacy != nil:
+		return m.Legacy.Layout
+	case strings.HasPrefix(m.Name, "."):
+		return "data"
+	}
+	return "btf"
 }

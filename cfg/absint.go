@@ -39,9 +39,12 @@ const (
 type value struct {
 	kind   kind
 	region Region
-	exact  bool  // pointer offset known
+	exact  bool // pointer offset known
+	// hasMin: an inexact pointer whose offset is at least off (a pointer
+	// plus a scalar of known least value, such as a header length).
+	hasMin bool
 	base   int32 // stack: frame id; map value / map: map index
-	off    int64 // scalar: the constant; pointer: the offset; between: the least
+	off    int64 // scalar: the constant; pointer: the offset (the least when hasMin); between: the least
 	hi     int64 // between: the greatest (unsigned)
 	// maybeNull: a pointer that may be NULL (a map lookup's result not
 	// known to find an element). Other pointers never are.
@@ -77,7 +80,11 @@ func join(a, b value) value {
 		}
 	}
 	if a.kind == pointer && b.kind == pointer && a.region == b.region && a.base == b.base {
-		return value{kind: pointer, region: a.region, base: a.base, maybeNull: a.maybeNull || b.maybeNull}
+		v := value{kind: pointer, region: a.region, base: a.base, maybeNull: a.maybeNull || b.maybeNull}
+		if (a.exact || a.hasMin) && (b.exact || b.hasMin) {
+			v.hasMin, v.off = true, min(a.off, b.off)
+		}
+		return v
 	}
 	return top
 }
@@ -219,7 +226,7 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 	}
 	if dst.kind == pointer && (op == asm.Add || op == asm.Sub) && !is32 {
 		switch {
-		case src.kind == scalar && dst.exact:
+		case src.kind == scalar && (dst.exact || dst.hasMin):
 			if op == asm.Add {
 				dst.off += src.off
 			} else {
@@ -231,12 +238,22 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 				return constant(dst.off - src.off)
 			}
 			return top
+		case src.kind == between && op == asm.Add && (dst.exact || dst.hasMin):
+			// The offset grows by at least the scalar's least value.
+			return value{kind: pointer, region: dst.region, base: dst.base, maybeNull: dst.maybeNull, hasMin: true, off: dst.off + src.off}
 		default:
 			return value{kind: pointer, region: dst.region, base: dst.base, maybeNull: dst.maybeNull}
 		}
 	}
-	if src.kind == pointer && op == asm.Add && dst.kind == scalar && !is32 {
+	if src.kind == pointer && op == asm.Add && dst.kind != pointer && !is32 {
+		// scalar += pointer: the verifier refuses pointer += pointer, so
+		// dst holds a scalar even when its value is not known (a variable
+		// offset such as an extension header's length), and the sum is a
+		// pointer into src's region at an offset known only for constants.
 		return alu(op, false, src, dst)
+	}
+	if dst.kind == between && src.kind == scalar && !is32 {
+		return betweenALU(op, dst, src.off)
 	}
 	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
 		return top
@@ -246,6 +263,41 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 		return top
 	}
 	return constant(int64(r))
+}
+
+// betweenALU applies a 64-bit operation with a constant to a range of
+// unsigned values: the operations whose result range follows from the
+// ends of the range, as long as nothing overflows; others give top.
+func betweenALU(op asm.ALUOp, v value, c int64) value {
+	const limit = 1 << 40
+	lo, hi := v.off, v.hi
+	if lo < 0 || hi < lo || hi >= limit || c < 0 || c >= limit {
+		return top
+	}
+	switch op {
+	case asm.Add:
+		lo, hi = lo+c, hi+c
+	case asm.Mul:
+		lo, hi = lo*c, hi*c
+	case asm.LSh:
+		if c >= 24 {
+			return top
+		}
+		lo, hi = lo<<c, hi<<c
+	case asm.RSh:
+		lo, hi = lo>>min(c, 63), hi>>min(c, 63)
+	case asm.And:
+		lo, hi = 0, min(hi, c)
+	default:
+		return top
+	}
+	if hi >= limit {
+		return top
+	}
+	if lo == hi {
+		return constant(lo)
+	}
+	return value{kind: between, off: lo, hi: hi}
 }
 
 func width(is32 bool) int {

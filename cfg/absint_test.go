@@ -93,3 +93,87 @@ func TestNarrowLoadTruncates(t *testing.T) {
 		}
 	}
 }
+
+// TestVariableOffsetKeepsPacketRegion: a packet pointer plus an offset
+// read from the packet (as after a variable-length header, scaled by 8) is
+// still a packet pointer, whichever operand the addition's destination
+// holds, so loads through it are packet loads, not loads of unknown memory.
+func TestVariableOffsetKeepsPacketRegion(t *testing.T) {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 4, asm.Word), // data_end
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.Word), // data
+		asm.Mov.Reg(asm.R3, asm.R6),
+		asm.Add.Imm(asm.R3, 64),
+		asm.Mov.Imm(asm.R0, 2),
+		asm.JGT.Reg(asm.R3, asm.R2, ""),          // → exit
+		asm.LoadMem(asm.R4, asm.R6, 1, asm.Byte), // a header length: unknown
+		asm.LSh.Imm(asm.R4, 3),
+		asm.Add.Reg(asm.R4, asm.R6), // scalar += packet pointer
+		asm.Mov.Reg(asm.R5, asm.R4),
+		asm.Add.Imm(asm.R5, 2),
+		asm.JGT.Reg(asm.R5, asm.R2, ""),          // → exit
+		asm.LoadMem(asm.R0, asm.R4, 0, asm.Byte), // insn 12
+		asm.LoadMem(asm.R7, asm.R6, 2, asm.Byte),
+		asm.Mov.Reg(asm.R8, asm.R6),
+		asm.Add.Reg(asm.R8, asm.R7),              // packet pointer += scalar
+		asm.LoadMem(asm.R0, asm.R8, 0, asm.Byte), // insn 16
+		asm.Return(),
+	}
+	insns[5].Offset = 11
+	insns[11].Offset = 5
+	g, err := build(t, insns, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int32]Region{}
+	for _, n := range g.Nodes {
+		for _, op := range n.Ops {
+			if op.Kind == OpLoad {
+				seen[op.Insn] = op.Region
+			}
+		}
+	}
+	for _, i := range []int32{12, 16} {
+		if r, ok := seen[i]; !ok || r != RegionPacket {
+			t.Errorf("load at instruction %d: region %v (seen %v), want packet", i, r, ok)
+		}
+	}
+}
+
+// TestVariableOffsetMinLen: a bounds check through a packet pointer moved
+// by (byte + 1) * 8 proves the packet at least as long as with a zero
+// byte: 64 + 8 + 2 bytes on the side that goes on.
+func TestVariableOffsetMinLen(t *testing.T) {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 4, asm.Word), // data_end
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.Word), // data
+		asm.Mov.Reg(asm.R3, asm.R6),
+		asm.Add.Imm(asm.R3, 64),
+		asm.Mov.Imm(asm.R0, 2),
+		asm.JGT.Reg(asm.R3, asm.R2, ""), // → exit
+		asm.LoadMem(asm.R4, asm.R6, 1, asm.Byte), // a header length in [0, 255]
+		asm.Add.Imm(asm.R4, 1),
+		asm.LSh.Imm(asm.R4, 3),
+		asm.Add.Reg(asm.R4, asm.R3), // at least data + 72
+		asm.Mov.Reg(asm.R5, asm.R4),
+		asm.Add.Imm(asm.R5, 2),
+		asm.JGT.Reg(asm.R5, asm.R2, ""), // → exit; not taken: len >= 74
+		asm.LoadMem(asm.R0, asm.R4, 0, asm.Byte),
+		asm.Return(),
+	}
+	insns[5].Offset = 8
+	insns[12].Offset = 1
+	g, err := build(t, insns, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lens []int32
+	for _, e := range g.Edges {
+		if e.Kind == EdgeNotTaken {
+			lens = append(lens, e.MinLen)
+		}
+	}
+	if len(lens) != 2 || max(lens[0], lens[1]) != 74 || min(lens[0], lens[1]) != 64 {
+		t.Fatalf("not-taken edges prove %v bytes, want 64 and 74", lens)
+	}
+}

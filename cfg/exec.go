@@ -119,6 +119,9 @@ func (x *expander) exec(id NodeID, b *Block, st *state) {
 			default:
 				v = st.load(base, int64(ins.Offset), size)
 			}
+			if v == top && size < 8 && op.Mode() == asm.MemMode {
+				v = value{kind: between, hi: int64(uint64(1)<<(8*size) - 1)} // zero-extended
+			}
 			st.regs[ins.Dst] = v
 		case cls == asm.StClass || cls == asm.StXClass:
 			base := st.regs[ins.Dst]

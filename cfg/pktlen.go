@@ -18,11 +18,14 @@ var resizing = map[asm.BuiltinFunc]bool{
 
 // packetLen returns the packet length in bytes that the taken and the
 // not-taken outcome of "a op b" prove, when one operand is a packet
-// pointer at a known offset and the other is data_end (at a known offset).
+// pointer at a known offset (or one known to be at least some offset) and
+// the other is data_end (at a known offset).
 // With p = data+x and e = data_end+y, "p <= e" proves len >= x-y and
 // "p < e" proves len >= x-y+1.
 func packetLen(op asm.JumpOp, a, b value) (taken, notTaken int32) {
-	isPkt := func(v value) bool { return v.kind == pointer && v.exact && v.region == RegionPacket }
+	// A pointer whose offset is only bounded below proves at least its
+	// least offset: every outcome below proves a least length.
+	isPkt := func(v value) bool { return v.kind == pointer && (v.exact || v.hasMin) && v.region == RegionPacket }
 	isEnd := func(v value) bool { return v.kind == pointer && v.exact && v.region == RegionPacketEnd }
 	var n int64
 	switch {

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/mapstate"
@@ -26,20 +24,11 @@ func examplePrograms(t testing.TB, withLibXDP bool) []*bpfprog.Program {
 	}
 	var progs []*bpfprog.Program
 	for _, f := range files {
-		spec, err := ebpf.LoadCollectionSpec(f)
+		ps, err := bpfprog.XDPPrograms(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range bpfprog.Names(spec) {
-			if spec.Programs[name].Type != ebpf.XDP {
-				continue
-			}
-			p, err := bpfprog.LoadFile(f, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			progs = append(progs, p)
-		}
+		progs = append(progs, ps...)
 	}
 	return progs
 }

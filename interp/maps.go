@@ -246,17 +246,12 @@ func (ms *Maps) Order(name string) [][]byte {
 	return keys
 }
 
-// ObjectMapFlags reads the map_flags of p's maps from its object file.
+// ObjectMapFlags returns the map_flags of p's maps, as its object file
+// gives them (bpfprog.Map.Flags). It never fails.
 func ObjectMapFlags(p *bpfprog.Program) (map[string]uint32, error) {
-	spec, err := ebpf.LoadCollectionSpec(p.File)
-	if err != nil {
-		return nil, fmt.Errorf("load object %s: %w", p.File, err)
-	}
 	flags := map[string]uint32{}
-	for name := range p.Maps {
-		if ms := spec.Maps[name]; ms != nil {
-			flags[name] = ms.Flags
-		}
+	for name, m := range p.Maps {
+		flags[name] = m.Flags
 	}
 	return flags, nil
 }

@@ -2,12 +2,10 @@ package mapstate
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/cilium/ebpf"
 
 	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/internal/fail"
 )
 
 // ObjectDefaults returns the contents the object file of p gives the maps p
@@ -16,9 +14,9 @@ import (
 // state a program starts from before a user's state is laid over it (see
 // Overlay).
 func ObjectDefaults(p *bpfprog.Program) (*State, error) {
-	spec, err := ebpf.LoadCollectionSpec(p.File)
+	spec, err := bpfprog.SpecFile(p)
 	if err != nil {
-		return nil, fail.Input(p.File, fmt.Errorf("load object: %w", err))
+		return nil, err
 	}
 	return FromSpec(spec, p), nil
 }

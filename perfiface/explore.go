@@ -44,6 +44,10 @@ type Progress struct {
 	Infeasible int // branches refuted
 	Checks     int // solver checks
 	Elapsed    time.Duration
+	// Of a coarse-first exploration (Refine): the classes of the tree at
+	// the resolution reached, which is the widest open interval.
+	Classes    int
+	Resolution float64
 }
 
 // Node is a node of the decision tree: a branch whose both sides are
@@ -86,8 +90,12 @@ type Exploration struct {
 	// MaxDepth is ExploreOptions.MaxDepth; Progress.Bounded says how
 	// many leaves it cut.
 	MaxDepth int
-	Progress Progress
-	Notes    []string // over-approximations of the symbolic executor
+	// Coarse marks a coarse-first exploration (Refine): bounded leaves
+	// are subtrees whose interval was narrow enough. Stopped says it
+	// ended before the resolution or class count it aimed at.
+	Coarse, Stopped bool
+	Progress        Progress
+	Notes           []string // over-approximations of the symbolic executor
 }
 
 // errLimit stops the workers when MaxPaths is reached.

@@ -34,6 +34,13 @@ type Interface struct {
 	// MaxDepth is the exploration's decision bound (0: none) and Bounded
 	// the number of leaves it cut there (PathInfo.Bounded).
 	MaxDepth, Bounded int
+	// Coarse marks an interface explored coarse first (Refine): its
+	// bounded leaves are subtrees left unexplored because their interval
+	// was narrow enough, and it holds at any resolution above Reached,
+	// the widest of them. Stopped says the refinement ended early (time
+	// limit, interrupt, leaf limit) at that resolution.
+	Coarse, Stopped bool
+	Reached         float64
 
 	prog  *bpfprog.Program
 	g     *cfg.Graph // the graph the paths' edges index
@@ -95,23 +102,12 @@ func (s *spread) mid() Formula {
 // Build prices the paths of an exploration for a metric; t is required
 // for MetricCost and gives the PCV terms.
 func Build(ex *Exploration, metric string, t *target.Target, program string) (*Interface, error) {
-	it := &Interface{Program: program, Metric: metric, Root: ex.Root, Notes: ex.Notes, Partial: ex.Truncated, MaxDepth: ex.MaxDepth,
-		prog: ex.G.Prog, g: ex.G, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
-	switch metric {
-	case MetricInsns:
-		it.Unit = "instructions"
-	case MetricMem:
-		it.Unit = "accesses"
-	case MetricCost:
-		if t == nil {
-			return nil, fmt.Errorf("metric cost needs a target")
-		}
-		it.Target = t.Name
-		it.Unit = t.Components[0].Unit
-	default:
-		return nil, fmt.Errorf("unknown metric %q (insns, mem, cost)", metric)
+	it, err := newInterface(ex.G, metric, t, program)
+	if err != nil {
+		return nil, err
 	}
-	it.meas = newMeasurer(ex.G, t)
+	it.Root, it.Notes, it.Partial, it.MaxDepth = ex.Root, ex.Notes, ex.Truncated, ex.MaxDepth
+	it.Coarse, it.Stopped = ex.Coarse, ex.Stopped
 	for _, p := range ex.Paths {
 		if p.Bounded {
 			it.Paths = append(it.Paths, it.priceBounded(p))
@@ -130,6 +126,35 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 	if it.Root != nil {
 		it.summarise(it.Root)
 	}
+	if it.Coarse {
+		for n, s := range it.stats {
+			if n.Leaf() && it.Paths[n.Path].Bounded {
+				it.Reached = max(it.Reached, s.width())
+			}
+		}
+	}
+	return it, nil
+}
+
+// newInterface is an interface without paths: what prices them.
+func newInterface(g *cfg.Graph, metric string, t *target.Target, program string) (*Interface, error) {
+	it := &Interface{Program: program, Metric: metric,
+		prog: g.Prog, g: g, stats: map[*Node]*spread{}, texts: map[*Cond]condText{}, negs: map[*Cond]*Cond{}}
+	switch metric {
+	case MetricInsns:
+		it.Unit = "instructions"
+	case MetricMem:
+		it.Unit = "accesses"
+	case MetricCost:
+		if t == nil {
+			return nil, fmt.Errorf("metric cost needs a target")
+		}
+		it.Target = t.Name
+		it.Unit = t.Components[0].Unit
+	default:
+		return nil, fmt.Errorf("unknown metric %q (insns, mem, cost)", metric)
+	}
+	it.meas = newMeasurer(g, t)
 	return it, nil
 }
 
@@ -200,18 +225,19 @@ type Threshold struct {
 // Thresholds returns the minimal set of resolution thresholds: the
 // distinct merge thresholds of the tree's branch nodes, with the
 // interface size just above each, and first the exact interface
-// (resolution 0+: only equal costs merge).
+// (resolution 0+: only equal costs merge). A coarse interface starts at
+// Reached instead: finer thresholds lie in subtrees it did not explore.
 func (it *Interface) Thresholds() []Threshold {
 	if it.Root == nil {
 		return nil
 	}
-	vals := []float64{0}
+	vals := []float64{it.Reached} // 0 but for a coarse interface
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		if n.Leaf() {
 			return
 		}
-		if w := it.stats[n].width(); w > 0 {
+		if w := it.stats[n].width(); w > it.Reached {
 			vals = append(vals, w)
 		}
 		walk(n.Then)
@@ -223,7 +249,33 @@ func (it *Interface) Thresholds() []Threshold {
 	out := make([]Threshold, 0, len(vals))
 	for _, v := range vals {
 		view := it.View(math.Nextafter(v, math.Inf(1)))
-		out = append(out, Threshold{Value: v, Classes: view.classes(), Lines: it.pythonLines(view)})
+		out = append(out, Threshold{Value: v, Classes: view.Classes(), Lines: it.pythonLines(view)})
 	}
 	return out
+}
+
+// Choose returns the finest resolution at which a coarse interface has at
+// most the given number of classes: a resolution just above one of its
+// thresholds (the coarsest one when none has so few). For BPF
+// instructions and accesses it is an integer, for costs a multiple of 0.1.
+func (it *Interface) Choose(classes int) float64 {
+	th := it.Thresholds()
+	if len(th) == 0 {
+		return it.Above(it.Reached)
+	}
+	for _, t := range th {
+		if r := it.Above(t.Value); it.View(r).Classes() <= classes {
+			return r
+		}
+	}
+	return it.Above(th[len(th)-1].Value)
+}
+
+// Above is a round resolution above a threshold: the view there is the
+// one just above it, or coarser.
+func (it *Interface) Above(t float64) float64 {
+	if it.Metric == MetricCost {
+		return math.Floor(t*10+1e-6)/10 + 0.1
+	}
+	return math.Floor(t+1e-9) + 1
 }

@@ -15,6 +15,10 @@ type JSON struct {
 	Unit       string      `json:"unit"`
 	Target     string      `json:"target,omitempty"`
 	Resolution float64     `json:"resolution"`
+	Chosen     bool        `json:"chosen,omitempty"`
+	Coarse     bool        `json:"coarse,omitempty"`
+	Reached    float64     `json:"reached,omitempty"`
+	Stopped    bool        `json:"stopped,omitempty"`
 	Partial    bool        `json:"partial,omitempty"`
 	MaxDepth   int         `json:"max_depth,omitempty"`
 	Bounded    int         `json:"bounded,omitempty"`
@@ -23,6 +27,7 @@ type JSON struct {
 	Thresholds []Threshold `json:"thresholds,omitempty"`
 	Paths      []PathInfo  `json:"paths"`
 	Tree       *VNode      `json:"tree"`
+	Explored   *VNode      `json:"explored,omitempty"`
 }
 
 // WriteJSON writes the interface at a view's resolution, with every path,
@@ -38,6 +43,10 @@ func (it *Interface) WriteJSON(w io.Writer, v *View, thresholds bool) error {
 	}
 	if j.Paths == nil {
 		j.Paths = []PathInfo{}
+	}
+	j.Chosen, j.Coarse, j.Reached, j.Stopped = v.Chosen, it.Coarse, it.Reached, it.Stopped
+	if it.Coarse {
+		j.Explored = it.View(1e-9).Root // every decision made, open subtrees as classes
 	}
 	if thresholds {
 		j.Thresholds = it.Thresholds()

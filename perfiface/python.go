@@ -74,7 +74,16 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	if it.Partial {
 		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
 	}
-	if it.Bounded > 0 {
+	if it.Stopped {
+		p.line(1, "# STOPPED early (time limit, interrupt or --max-paths): the interface holds at resolutions above %s", trimFloat(it.Reached))
+	}
+	switch {
+	case it.Coarse && it.Bounded > 0 && it.Reached == 0:
+		p.line(1, "# Coarse: %d subtrees whose ways all cost the same were not explored further", it.Bounded)
+	case it.Coarse && it.Bounded > 0:
+		p.line(1, "# Coarse: %d subtrees at most %s wide were not explored; each lies in one class,", it.Bounded, trimFloat(it.Reached))
+		p.line(1, "#   within the cheapest and the dearest way through the program from there")
+	case it.Bounded > 0:
 		p.line(1, "# Bounded: %d subtrees below %d decisions were not explored; each is a class", it.Bounded, it.MaxDepth)
 		p.line(1, "#   whose range runs from the cheapest to the dearest way through the program from there")
 	}

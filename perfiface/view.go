@@ -10,6 +10,7 @@ import (
 // conditions whose leaves are classes of inputs with one formula each.
 type View struct {
 	Resolution float64
+	Chosen     bool // the resolution was chosen by class count (Interface.Choose)
 	Root       *VNode
 }
 
@@ -68,7 +69,7 @@ func (it *Interface) text(c *Cond, l layout) condText {
 func (it *Interface) View(r float64) *View {
 	v := &View{Resolution: r}
 	if it.Root != nil {
-		v.Root = coalesce(it.view(it.Root, newLayout(it.prog), r))
+		v.Root = coalesce(it.view(it.Root, newLayout(it.prog), r), it.Coarse)
 	}
 	return v
 }
@@ -123,23 +124,49 @@ func sameClass(a, b *VNode) bool {
 	return a.leaf() && b.leaf() && a.Value.String() == b.Value.String()
 }
 
+// sameTree reports subtrees written alike: the same tests, and leaves
+// that return the same formulas.
+func sameTree(a, b *VNode) bool {
+	switch {
+	case a.leaf() || b.leaf():
+		return sameClass(a, b)
+	}
+	return a.Test == b.Test && sameTree(a.Then, b.Then) && sameTree(a.Else, b.Else)
+}
+
+// mergedTree is one subtree made of two written alike, each leaf the
+// merged class of the two.
+func mergedTree(a, b *VNode) *VNode {
+	if a.leaf() {
+		return merged(a, b)
+	}
+	return &VNode{Test: a.Test, Readable: a.Readable, Source: a.Source,
+		Then: mergedTree(a.Then, b.Then), Else: mergedTree(a.Else, b.Else)}
+}
+
 // coalesce joins tests that lead to the same class: "if A: x elif B: x"
 // becomes "if A or B: x", and "if A: (if B: x else y) else y" becomes
-// "if A and B: x else y".
-func coalesce(v *VNode) *VNode {
+// "if A and B: x else y". With deep set, x and y may be whole subtrees
+// written alike (sameTree), such as the same parsing behind two VLAN
+// tag types.
+func coalesce(v *VNode, deep bool) *VNode {
 	if v == nil || v.leaf() {
 		return v
 	}
-	v.Then, v.Else = coalesce(v.Then), coalesce(v.Else)
+	v.Then, v.Else = coalesce(v.Then, deep), coalesce(v.Else, deep)
+	same, join2 := sameClass, merged
+	if deep {
+		same, join2 = sameTree, mergedTree
+	}
 	switch {
-	case sameClass(v.Then, v.Else):
-		return merged(v.Then, v.Else)
-	case v.Then.leaf() && !v.Else.leaf() && sameClass(v.Then, v.Else.Then):
+	case same(v.Then, v.Else):
+		return join2(v.Then, v.Else)
+	case (deep || v.Then.leaf()) && !v.Else.leaf() && same(v.Then, v.Else.Then):
 		return &VNode{Test: join(v.Test, "or", v.Else.Test), Readable: v.Readable && v.Else.Readable,
-			Source: v.Source, Then: merged(v.Then, v.Else.Then), Else: v.Else.Else}
-	case v.Else.leaf() && !v.Then.leaf() && sameClass(v.Else, v.Then.Else):
+			Source: v.Source, Then: join2(v.Then, v.Else.Then), Else: v.Else.Else}
+	case (deep || v.Else.leaf()) && !v.Then.leaf() && same(v.Else, v.Then.Else):
 		return &VNode{Test: join(v.Test, "and", v.Then.Test), Readable: v.Readable && v.Then.Readable,
-			Source: v.Source, Then: v.Then.Then, Else: merged(v.Else, v.Then.Else)}
+			Source: v.Source, Then: v.Then.Then, Else: join2(v.Else, v.Then.Else)}
 	}
 	return v
 }
@@ -162,7 +189,8 @@ func merged(a, b *VNode) *VNode {
 		Bounded: a.Bounded + b.Bounded}
 }
 
-func (v *View) classes() int {
+// Classes is the number of classes (leaves) of the view.
+func (v *View) Classes() int {
 	n := 0
 	var walk func(*VNode)
 	walk = func(x *VNode) {

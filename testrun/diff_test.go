@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/internal/testobj"
@@ -93,20 +91,13 @@ func (pr *pair) run(pkt []byte) (*interp.Result, error) {
 func TestDifferential(t *testing.T) {
 	pkts := interptest.Packets(1, 300)
 	for _, file := range objects(t) {
-		spec, err := ebpf.LoadCollectionSpec(file)
+		ps, err := bpfprog.XDPPrograms(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range bpfprog.Names(spec) {
-			if ps := spec.Programs[name]; ps.Type != ebpf.XDP {
-				t.Logf("skip %s %s: a %v program (%s), not XDP", filepath.Base(file), name, ps.Type, ps.SectionName)
-				continue
-			}
+		for _, p := range ps {
+			name := p.Name
 			t.Run(filepath.Base(file)+"/"+name, func(t *testing.T) {
-				p, err := bpfprog.LoadFile(file, name)
-				if err != nil {
-					t.Fatal(err)
-				}
 				if verifierRejects(name) {
 					t.Skipf("the kernel's verifier rejects %s (too many paths); covered by the interpreter tests", name)
 				}

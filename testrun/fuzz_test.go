@@ -3,8 +3,6 @@ package testrun_test
 import (
 	"testing"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/interp/interptest"
@@ -20,19 +18,14 @@ func FuzzKernel(f *testing.F) {
 	}
 	var pairs []*pair
 	for _, file := range objects(f) {
-		spec, err := ebpf.LoadCollectionSpec(file)
+		ps, err := bpfprog.XDPPrograms(file)
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, name := range bpfprog.Names(spec) {
-			if spec.Programs[name].Type != ebpf.XDP || verifierRejects(name) {
-				continue
+		for _, p := range ps {
+			if !verifierRejects(p.Name) {
+				pairs = append(pairs, newPair(f, p, interptest.StartState(p, 6)))
 			}
-			p, err := bpfprog.LoadFile(file, name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			pairs = append(pairs, newPair(f, p, interptest.StartState(p, 6)))
 		}
 	}
 	f.Fuzz(func(t *testing.T, pkt []byte) {

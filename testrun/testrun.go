@@ -62,9 +62,9 @@ func Load(p *bpfprog.Program, s *mapstate.State, opts Options) (*Runner, error) 
 	if err := s.Validate(p, "map state"); err != nil {
 		return nil, err
 	}
-	full, err := ebpf.LoadCollectionSpec(p.File)
+	full, err := bpfprog.SpecFile(p)
 	if err != nil {
-		return nil, fail.Input(p.File, fmt.Errorf("load object: %w", err))
+		return nil, err
 	}
 	return LoadSpec(full, p, s, opts)
 }
@@ -84,7 +84,7 @@ func LoadSpec(full *ebpf.CollectionSpec, p *bpfprog.Program, s *mapstate.State, 
 	}
 	init := mapstate.Overlay(mapstate.FromSpec(full, p), s)
 	spec := &ebpf.CollectionSpec{
-		Programs:  map[string]*ebpf.ProgramSpec{p.Name: ps.Copy()},
+		Programs:  map[string]*ebpf.ProgramSpec{p.Name: typed(ps, p.Type)},
 		Maps:      map[string]*ebpf.MapSpec{},
 		Types:     full.Types,
 		ByteOrder: full.ByteOrder,
@@ -126,6 +126,16 @@ func LoadSpec(full *ebpf.CollectionSpec, p *bpfprog.Program, s *mapstate.State, 
 		return nil, err
 	}
 	return r, nil
+}
+
+// typed copies ps with type t when its section names none (a .text entry
+// or iproute2's "prog" section, read as t).
+func typed(ps *ebpf.ProgramSpec, t ebpf.ProgramType) *ebpf.ProgramSpec {
+	cp := ps.Copy()
+	if cp.Type == ebpf.UnspecifiedProgram {
+		cp.Type = t
+	}
+	return cp
 }
 
 func entriesOf(s *mapstate.State, name string) []mapstate.Entry {

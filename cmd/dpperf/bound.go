@@ -12,14 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bound"
-	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
 	"github.com/dpperf/dpperf/smt"
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
@@ -41,7 +40,8 @@ func (l loopBounds) Set(s string) error {
 
 func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bound", "bound [flags] OBJECT.o", stderr)
-	progName := fs.String("program", "", "program `NAME` in the object (needed when it holds several)")
+	progName, progType := addProgramFlags(fs)
+	list := fs.Bool("list", false, "list the programs of the object (as 'dpperf programs') and stop")
 	tgt := fs.String("target", "nfp-agilio-cx", "target `NAME` (see 'dpperf targets'), a target file path, or host: this machine, calibrated on first use")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
 	asJSON := fs.Bool("json", false, "write the result as JSON (schema: bound/json.md)")
@@ -57,7 +57,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
 	queryTimeout := fs.Duration("solver-timeout", 2*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
-	maxPacket := fs.Int("max-packet", 0, "largest packet in `BYTES` the program can receive (default 3520, the XDP maximum with 4 KiB pages)")
+	maxPacket := fs.Int("max-packet", symex.DefaultMaxPacket, "largest packet in `BYTES` the program can receive (the default is the XDP maximum with 4 KiB pages)")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
@@ -68,17 +68,10 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fail.Usagef("bound: want one object file, got %d arguments", len(pos))
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
-	if *paths < 1 {
-		return fail.Usagef("bound: --paths must be at least 1")
-	}
-	if *maxChecks < 0 {
-		return fail.Usagef("bound: --max-checks must not be negative")
-	}
-	if *memory < 0 {
-		return fail.Usagef("bound: --memory must not be negative")
+	if *list {
+		return listPrograms(pos[0], *asJSON, stdout)
 	}
 	if *memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// A long search keeps every refuted prefix: without a limit the
@@ -114,14 +107,15 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	prog, err := bpfprog.LoadFile(pos[0], *progName)
+	if *doMeasure && *naive {
+		return usageError(fs, "--measure needs the search (no --naive)")
+	}
+	if *doMeasure && !onThisHost(t) {
+		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
+	}
+	prog, err := loadPacketProgram(pos[0], "bound", progName, progType)
 	if err != nil {
 		return err
-	}
-	switch prog.Type {
-	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
-	default:
-		return fail.Inputf(prog.File, "program %s is of type %s; bound analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
 	g, err := cfg.Build(prog, cfg.Options{Unroll: *unroll, LoopBounds: lb})
 	if err != nil {
@@ -146,10 +140,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *doMeasure {
-		if *naive {
-			return fail.Usagef("bound: --measure needs the search (no --naive)")
-		}
+	var measureErr error
+	switch {
+	case !*doMeasure:
+	case !isRoot():
+		measureErr = fail.NeedsRootf("bound: --measure needs root (BPF_PROG_TEST_RUN): the bound above was not measured")
+	default:
 		if err := measure.Paths(g, res); err != nil {
 			return err
 		}
@@ -187,7 +183,20 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fail.Requirementf("bound %s is below the required %s", what(got), what(reqRate))
 		}
 	}
+	if measureErr != nil {
+		return measureErr
+	}
 	return ctx.Err()
+}
+
+// isRoot says whether the process may load BPF programs and run them
+// (tests replace it to see what a user without root gets).
+var isRoot = func() bool { return os.Geteuid() == 0 }
+
+// onThisHost says whether t models a core of a host like this one (its
+// one component is a CPU), whose bounds BPF_PROG_TEST_RUN can check.
+func onThisHost(t *target.Target) bool {
+	return len(t.Components) == 1 && t.Components[0].Name == "cpu"
 }
 
 func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -200,6 +209,18 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --out FILE [flags] | targets fit --target FILE --out FILE OBJECT...", stderr)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if len(pos) == 1 && pos[0] == hostTarget {
+		t, err := loadTarget(ctx, hostTarget, stderr)
+		if err != nil {
+			return err
+		}
+		data, err := target.Marshal(t)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(data)
 		return err
 	}
 	if len(pos) == 1 {
@@ -225,6 +246,13 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stdout, "%-*s  %s\n", width, n, t.Description)
 	}
+	host := "this machine, calibrated on first use (root, about a minute)"
+	if cache, err := calibrate.DefaultHostCache(); err == nil {
+		if _, path, err := cache.Lookup(calibrate.ThisHost()); err == nil {
+			host = "this machine, calibrated: " + path
+		}
+	}
+	fmt.Fprintf(stdout, "%-*s  %s\n", width, hostTarget, host)
 	fmt.Fprintln(stdout, "\nShow one with 'dpperf targets NAME'; use your own with --target FILE.yaml.")
 	return nil
 }

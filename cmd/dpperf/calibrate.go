@@ -20,7 +20,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	out := fs.String("out", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
 	host := fs.Bool("host", false, "write it as this machine's calibration for --target host (in the user's cache directory), replacing any")
 	name := fs.String("name", calibrate.HostName, "target `NAME` in the file")
-	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 3 with --quick)")
+	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 11 with --host; 3 with --quick)")
 	quick := fs.Bool("quick", false, "a few seconds: fewer copies, runs and variants (tests)")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	pct := fs.Float64("percentile", 90, "take this `P`-th percentile of the runs as each cost")
@@ -38,21 +38,17 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		return fail.Usagef("targets calibrate: --out and --host exclude each other")
 	case *host && (*name != calibrate.HostName || *model != calibrate.Throughput):
 		return fail.Usagef("targets calibrate: --host takes no --name or --model")
-	case *pct <= 0 || *pct > 100:
-		return fail.Usagef("targets calibrate: --percentile must be in (0, 100]")
 	case *model != calibrate.Throughput && *model != calibrate.Latency:
 		return fail.Usagef("targets calibrate: --model must be %s or %s", calibrate.Throughput, calibrate.Latency)
-	case *runs < 0:
-		return fail.Usagef("targets calibrate: --runs must be positive")
 	}
 	opts := calibrate.Options{Runs: *runs, Quick: *quick, Percentile: *pct, CPU: *cpu}
-	if isTerminal(stderr) {
-		opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
+	if *host && *runs == 0 && !*quick {
+		opts.Runs = calibrate.HostRuns // as a first use of --target host
 	}
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	res, err := calibrate.Run(ctx, opts)
-	if opts.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	done()
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cilium/ebpf"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/internal/fail"
@@ -42,8 +40,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch {
 	case *tgt == "" || *out == "":
-		fs.Usage()
-		return fail.Usagef("targets fit: --target and --out are required")
+		return usageError(fs, "--target and --out are required")
 	case len(pos) == 0 && *samplesIn == "":
 		return fail.Usagef("targets fit: give the objects whose programs to time")
 	case len(pos) > 0 && *samplesIn != "":
@@ -136,13 +133,10 @@ func timePaths(ctx context.Context, files []string, t *target.Target, opts calib
 		}
 		progs = append(progs, ps...)
 	}
-	if isTerminal(stderr) {
-		opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
-	}
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	samples, err := calibrate.Corpus(ctx, progs, t, opts)
-	if opts.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	done()
 	return samples, err
 }
 
@@ -164,22 +158,12 @@ func readSamples(file string) ([]*calibrate.Sample, error) {
 	return ss, nil
 }
 
-// xdpPrograms loads every XDP program of an object.
+// xdpPrograms loads every XDP program of an object, with the entries whose
+// section names no type (read as XDP).
 func xdpPrograms(file string) ([]*bpfprog.Program, error) {
-	spec, err := ebpf.LoadCollectionSpec(file)
+	ps, err := bpfprog.XDPPrograms(file)
 	if err != nil {
-		return nil, fail.Input(file, fmt.Errorf("not a BPF object: %w", err))
-	}
-	var ps []*bpfprog.Program
-	for _, n := range bpfprog.Names(spec) {
-		if spec.Programs[n].Type != ebpf.XDP {
-			continue
-		}
-		p, err := bpfprog.LoadFile(file, n)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
+		return nil, err
 	}
 	if len(ps) == 0 {
 		return nil, fail.Input(file, fmt.Errorf("no XDP program"))

@@ -56,7 +56,7 @@ func TestTargetsFitUsage(t *testing.T) {
 		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 6 group shares"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF object"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF ELF object: no ELF header"},
 	} {
 		_, errs, code := dpperf(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {

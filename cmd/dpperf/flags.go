@@ -26,24 +26,46 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 // positional arguments, which it returns. Bad flags are usage errors; -h
 // returns flag.ErrHelp (exit 0).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	if parsedHook != nil {
+		parsedHook(fs)
+	}
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, fail.Usagef("%s: %v", fs.Name(), err)
+		// The flag package prints the whole flag list on an error; a
+		// user who mistyped one flag gets one line and a hint instead,
+		// and the list only with -h.
+		usage, out := fs.Usage, fs.Output()
+		fs.Usage = func() {}
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(args)
+		fs.Usage = usage
+		fs.SetOutput(out)
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			return nil, err
+		}
+		if err != nil {
+			return nil, usageError(fs, "%v", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			return pos, checkRanges(fs)
 		}
 		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
+			return append(pos, args[1:]...), checkRanges(fs)
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// parsedHook, when set (tests), sees every flag set parseFlags parses.
+var parsedHook func(*flag.FlagSet)
+
+// usageError is a usage error of the command of fs, with a hint where its
+// flags are listed.
+func usageError(fs *flag.FlagSet, format string, args ...any) error {
+	return fail.Usagef("%s: %s (see 'dpperf %s -h')", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 }
 
 // listFlag collects a repeatable string flag.

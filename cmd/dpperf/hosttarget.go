@@ -29,7 +29,8 @@ func loadTarget(ctx context.Context, name string, stderr io.Writer) (*target.Tar
 	}
 	fmt.Fprintf(stderr, "calibrating this host (%s, Linux %s) for --target host: about a minute, once\n", key.CPU, key.Kernel)
 	opts := calibrate.Options{}
-	done := progressLine(stderr, &opts)
+	var done func()
+	opts.Progress, done = statusLine(stderr)
 	t, path, _, err := cache.Host(ctx, opts)
 	done()
 	if err != nil {
@@ -37,14 +38,4 @@ func loadTarget(ctx context.Context, name string, stderr io.Writer) (*target.Tar
 	}
 	fmt.Fprintf(stderr, "calibrated this host: %s (reused until the CPU, microcode, kernel or JIT settings change)\n", path)
 	return t, nil
-}
-
-// progressLine shows the calibration's steps on one line of a terminal;
-// the returned function clears it.
-func progressLine(stderr io.Writer, opts *calibrate.Options) func() {
-	if !isTerminal(stderr) {
-		return func() {}
-	}
-	opts.Progress = func(msg string) { fmt.Fprintf(stderr, "\r\033[K%s", msg) }
-	return func() { fmt.Fprint(stderr, "\r\033[K") }
 }

@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cilium/ebpf"
-
-	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/perfiface"
@@ -23,16 +20,21 @@ import (
 // ifaceFlags are the flags every interface subcommand shares: what to
 // analyse and how.
 type ifaceFlags struct {
-	progName, tgt, metric, solver string
-	unroll, workers, maxPaths     int
-	maxDepth                      int
-	lb                            loopBounds
-	timeout, timeLimit            time.Duration
+	progName                  *string
+	progType                  *progType
+	tgt, metric, solver       string
+	unroll, workers, maxPaths int
+	maxDepth                  int
+	lb                        loopBounds
+	timeout, timeLimit        time.Duration
+	// coarse, when set, explores coarse first (perfiface.Refine) instead
+	// of every feasible path.
+	coarse *perfiface.RefineOptions
 }
 
 func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	f := &ifaceFlags{lb: loopBounds{}}
-	fs.StringVar(&f.progName, "program", "", "program `NAME` in the object (needed when it holds several)")
+	f.progName, f.progType = addProgramFlags(fs)
 	fs.StringVar(&f.metric, "metric", "insns", "`METRIC`: insns (BPF instructions, exact), mem (memory accesses) or cost (under --target)")
 	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME`, file, or host (this machine, calibrated on first use) for --metric cost and for PCV formulas")
 	fs.IntVar(&f.unroll, "unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
@@ -48,14 +50,9 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 
 // analyse loads, explores and prices one object.
 func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer) (*perfiface.Interface, error) {
-	prog, err := bpfprog.LoadFile(path, f.progName)
+	prog, err := loadPacketProgram(path, "interface", f.progName, f.progType)
 	if err != nil {
 		return nil, err
-	}
-	switch prog.Type {
-	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
-	default:
-		return nil, fail.Inputf(prog.File, "program %s is of type %s; interface analyses packet programs (XDP, TC)", prog.Name, prog.Type)
 	}
 	t, err := loadTarget(ctx, f.tgt, stderr) // prices --metric cost and its PCV terms
 	if err != nil {
@@ -79,6 +76,16 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided, %d bounded), %d branches refuted, %d checks, %.1fs   ",
 				prog.Name, p.Paths, p.Unknown, p.Bounded, p.Infeasible, p.Checks, p.Elapsed.Seconds())
 		}
+		if f.coarse != nil {
+			opts.Progress = func(p perfiface.Progress) {
+				res := "-"
+				if p.Classes > 0 {
+					res = trimNum(p.Resolution)
+				}
+				fmt.Fprintf(stderr, "\r\033[K%s: %d classes at resolution %s; %d paths and %d open subtrees checked, %d checks, %.1fs",
+					prog.Name, p.Classes, res, p.Paths, p.Bounded, p.Checks, p.Elapsed.Seconds())
+			}
+		}
 	}
 	ectx := ctx
 	if f.timeLimit > 0 {
@@ -86,7 +93,14 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 		ectx, cancel = context.WithTimeout(ctx, f.timeLimit)
 		defer cancel()
 	}
-	ex, err := perfiface.Explore(ectx, g, opts)
+	var ex *perfiface.Exploration
+	if f.coarse != nil {
+		ro := *f.coarse
+		ro.ExploreOptions, ro.Metric, ro.Target = opts, f.metric, t
+		ex, err = perfiface.Refine(ectx, g, ro)
+	} else {
+		ex, err = perfiface.Explore(ectx, g, opts)
+	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -102,7 +116,8 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fs := newFlagSet("interface", "interface [flags] OBJECT.o", stderr)
 	f := addIfaceFlags(fs)
-	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact)")
+	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact, every feasible path; default: the finest with at most --classes classes)")
+	classes := fs.Int("classes", perfiface.DefaultClasses, "without --resolution, aim at `N` classes")
 	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
 	asJSON := fs.Bool("json", false, "write the interface as JSON (schema: perfiface/json.md)")
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
@@ -112,11 +127,20 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fail.Usagef("interface: want one object file, got %d arguments", len(pos))
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *res < 0 {
 		return fail.Usagef("interface: --resolution must not be negative")
+	}
+	if *classes < 1 {
+		return fail.Usagef("interface: --classes must be at least 1")
+	}
+	resSet := false
+	fs.Visit(func(fl *flag.Flag) { resSet = resSet || fl.Name == "resolution" })
+	// Coarse first, unless every path is asked for: exact resolution,
+	// a depth bound, or a trace (whose packets need their exact paths).
+	if !tr.active() && f.maxDepth == 0 && (!resSet || *res > 0) {
+		f.coarse = &perfiface.RefineOptions{Resolution: *res, Classes: *classes}
 	}
 	it, err := f.analyse(ctx, pos[0], stderr)
 	if err != nil {
@@ -126,14 +150,29 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return tr.run(ctx, it, *res, *asJSON, stdout)
 	}
 	w := bufio.NewWriter(stdout)
-	view := it.View(max(*res, 1e-9))
+	r, header := max(*res, 1e-9), []string(nil)
+	switch {
+	case f.coarse != nil && !resSet:
+		r = it.Choose(*classes)
+	case f.coarse != nil && r <= it.Reached:
+		r = it.Above(it.Reached) // stopped before the resolution asked for
+	}
+	view := it.View(r)
+	if f.coarse != nil && !resSet {
+		view.Chosen = true
+		first := fmt.Sprintf("Resolution %s chosen: the finest with at most %d classes (%d here);", trimNum(r), *classes, view.Classes())
+		if it.Reached == 0 && (r <= 1e-9 || (it.Metric != perfiface.MetricCost && r <= 1)) {
+			first = fmt.Sprintf("Exact resolution chosen: %d classes, within the %d aimed at;", view.Classes(), *classes)
+		}
+		header = []string{first, "  ask for more with --resolution R, or --resolution 0 for the exact interface (every feasible path)"}
+	}
 	switch {
 	case *asJSON:
 		err = it.WriteJSON(w, view, *thresholds)
 	case *thresholds:
 		err = writeThresholds(w, it)
 	default:
-		err = it.Python(w, view)
+		err = it.Python(w, view, header...)
 	}
 	if err == nil && *dot != "" {
 		err = writeAtomically(*dot, func(fw io.Writer) error {
@@ -154,15 +193,25 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func writeThresholds(w io.Writer, it *perfiface.Interface) error {
-	if it.Bounded > 0 {
+	switch {
+	case it.Coarse && it.Bounded > 0:
+		fmt.Fprintf(w, "%s: %d paths explored to the end and %d subtrees at most %s wide not explored, metric %s\n\n",
+			it.Program, len(it.Paths)-it.Bounded, it.Bounded, trimNum(it.Reached), it.Metric)
+	case it.Bounded > 0:
 		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees below %d decisions not explored, metric %s\n\n",
 			it.Program, len(it.Paths)-it.Bounded, it.Bounded, it.MaxDepth, it.Metric)
-	} else {
+	default:
 		fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
 	}
 	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
 	for _, t := range it.Thresholds() {
 		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimNum(t.Value), t.Classes, t.Lines)
+	}
+	if it.Coarse && it.Bounded > 0 {
+		fmt.Fprintf(w, "\nthresholds at or below %s lie in subtrees not explored: --resolution R --thresholds refines down to R,\n--resolution 0 --thresholds explores every feasible path\n", trimNum(it.Reached))
+	}
+	if it.Stopped {
+		fmt.Fprintln(w, "\nSTOPPED early (time limit, interrupt or --max-paths): the table holds down to the resolution reached")
 	}
 	if it.Partial {
 		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing (--max-depth bounds the tree instead)")

@@ -30,8 +30,7 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	gate := false
 	fs.Visit(func(fl *flag.Flag) { gate = gate || fl.Name == "fail-above" })
 	if len(pos) != 2 {
-		fs.Usage()
-		return fail.Usagef("interface diff: want two object files (old, new), got %d arguments", len(pos))
+		return usageError(fs, "want two object files (old, new), got %d arguments", len(pos))
 	}
 	if *res < 0 {
 		return fail.Usagef("interface diff: --resolution must not be negative")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -177,6 +178,22 @@ func TestHelpAndVersion(t *testing.T) {
 		out, errs, code := dpperf(t, args...)
 		if code != 0 || out+errs == "" {
 			t.Errorf("dpperf %v: exit %d", args, code)
+		}
+	}
+}
+
+// TestVersion: --version and version print the same line, with the Go
+// toolchain; help documents every exit code, 130 and 4 included.
+func TestVersion(t *testing.T) {
+	a, _, code := dpperf(t, "--version")
+	b, _, code2 := dpperf(t, "version")
+	if code != 0 || code2 != 0 || a != b || !strings.HasPrefix(a, "dpperf ") || !strings.Contains(a, runtime.Version()) {
+		t.Errorf("--version %q (exit %d), version %q (exit %d)", a, code, b, code2)
+	}
+	help, _, _ := dpperf(t, "help")
+	for _, c := range []string{"  0 ", "  1 ", "  2 ", "  3 ", "  4 ", "  130 "} {
+		if !strings.Contains(help, c) {
+			t.Errorf("help does not document exit code %q:\n%s", strings.TrimSpace(c), help)
 		}
 	}
 }

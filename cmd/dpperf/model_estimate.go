@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -19,13 +18,14 @@ import (
 	"github.com/dpperf/dpperf/units"
 )
 
-func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a parameter, e.g. size=64B or g.v.placement=1 (repeatable; names as for sweep)")
 	compat := fs.String("compat", "", "for files in the LogNIC execution-graph format: 'lognic' reproduces that implementation's numbers")
+	pf := addProgramStageFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -40,18 +40,23 @@ func runModelEstimate(_ context.Context, args []string, stdout, stderr io.Writer
 		}
 		return estimateCompat(path, *format, stdout)
 	}
-	net, err := loadNetwork(path, *offered, sets...)
+	net, err := loadNetwork(ctx, pf, path, *offered, sets...)
 	if err != nil {
 		return err
 	}
 	r := analytic.Evaluate(net)
-	return writeResult(stdout, *format, r.WriteText, r)
+	return writeResult(stdout, *format, func(w io.Writer) error {
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+		return writeProgramStages(w, pf)
+	}, r)
 }
 
 // loadNetwork reads and compiles a specification or a LogNIC-format
 // file, applying an offered-load override and --set overrides.
-func loadNetwork(path, offered string, sets ...string) (*flow.Network, error) {
-	m, _, err := loadTunable(path, offered, sets)
+func loadNetwork(ctx context.Context, pf *programFlags, path, offered string, sets ...string) (*flow.Network, error) {
+	m, _, err := loadTunable(ctx, pf, path, offered, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +70,9 @@ func loadNetwork(path, offered string, sets ...string) (*flow.Network, error) {
 // loadTunable reads a specification of our format or a file of the LogNIC
 // format (detected by its top-level software list) and applies an
 // offered-load override (for LogNIC files it scales every bandwidth-in)
-// and --set PARAM=VALUE overrides, which it returns.
-func loadTunable(path, offered string, sets []string) (flow.Tunable, []spec.Param, error) {
+// and --set PARAM=VALUE overrides, which it returns. Vertices that name a
+// packet program get their service time first (pf may be nil: worst case).
+func loadTunable(ctx context.Context, pf *programFlags, path, offered string, sets []string) (flow.Tunable, []spec.Param, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fail.Input("", fmt.Errorf("open spec: %w", err))
@@ -82,6 +88,9 @@ func loadTunable(path, offered string, sets []string) (flow.Tunable, []spec.Para
 		s, err := spec.Read(bytes.NewReader(data), path)
 		if err != nil {
 			return nil, nil, fail.Input("", err)
+		}
+		if err := resolvePrograms(ctx, s, path, pf); err != nil {
+			return nil, nil, err
 		}
 		m = flow.FromSpec(s)
 	}
@@ -126,10 +135,13 @@ func writeResult(w io.Writer, format string, text func(io.Writer) error, v any) 
 type CompatResult struct {
 	Schema     string             `json:"schema"`
 	Throughput units.Num          `json:"throughput_GiBps"`
+	Bottleneck string             `json:"bottleneck"` // the smallest candidate
 	Candidates []lognic.Candidate `json:"candidates"`
 	PerCase    []units.Num        `json:"use_case_throughput_GiBps"`
-	Latency    units.Num          `json:"latency_s"`
+	Latency    units.Num          `json:"latency_s"` // null when unavailable
 	CaseLat    []units.Num        `json:"use_case_latency_s"`
+	// LatencyUnavailable says why the file gives no latency.
+	LatencyUnavailable string `json:"latency_unavailable,omitempty"`
 }
 
 func estimateCompat(path, format string, stdout io.Writer) error {
@@ -141,7 +153,11 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 	if err != nil {
 		return fail.Input(path, err)
 	}
-	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency)}
+	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency),
+		LatencyUnavailable: r.LatencyUnavailable}
+	if len(r.Candidates) > 0 {
+		out.Bottleneck = r.Candidates[0].Name
+	}
 	for _, v := range r.PerCase {
 		out.PerCase = append(out.PerCase, units.Num(v))
 	}
@@ -152,6 +168,9 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "semantics\tlognic (compatibility)\n")
 		fmt.Fprintf(tw, "throughput\t%.10g GiB/s\n", r.Throughput)
+		if len(r.Candidates) > 0 {
+			fmt.Fprintf(tw, "bottleneck\t%s\n", r.Candidates[0].Name)
+		}
 		for _, c := range r.Candidates {
 			fmt.Fprintf(tw, "  %s\t%.10g\n", c.Name, c.Value)
 		}
@@ -161,7 +180,9 @@ func estimateCompat(path, format string, stdout io.Writer) error {
 		for i, v := range r.CaseLat {
 			fmt.Fprintf(tw, "latency of use case %d\t%.6f us\n", i, v*1e6)
 		}
-		if !math.IsNaN(r.Latency) {
+		if r.LatencyUnavailable != "" {
+			fmt.Fprintf(tw, "latency\tunavailable: %s\n", r.LatencyUnavailable)
+		} else {
 			fmt.Fprintf(tw, "latency\t%.6f us\n", r.Latency*1e6)
 		}
 		return tw.Flush()

@@ -45,7 +45,7 @@ type FitPointR struct {
 }
 
 func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model fit", "model fit --curve FILE [--vertex GRAPH.VERTEX | --ip IP] [flags] spec.yaml", stderr)
+	fs := newFlagSet("model fit", "model fit --curve FILE [--vertex GRAPH.VERTEX | --ip IP] [flags] spec.yaml\n       dpperf model fit --profile A.json[,B.json] [--check C.json] [--write OUT.yaml]", stderr)
 	curveFile := fs.String("curve", "", "measured latency-vs-load curve: a CSV file (load or iops, latency[, size]) or fio's JSON output (.json)")
 	vertex := fs.String("vertex", "", "the stage: GRAPH.VERTEX (its IP gets throughput, parallelism and queue, the vertex the overhead)")
 	ipName := fs.String("ip", "", "the stage's IP, when --vertex is not given (its only vertex gets the overhead)")
@@ -54,9 +54,19 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	write := fs.String("write", "", "write the specification with the fitted values to this YAML file")
 	distance := fs.String("distance", fit.Orthogonal, "distance of a point to the curve: orthogonal (log load and log latency) or vertical (relative latency error)")
 	format := fs.String("format", "text", "output format: text or json")
+	profiles := fs.String("profile", "", "fit a model of an I/O path to `dpperf profile --json` reports (comma-separated, one per load) instead of a stage to a curve")
+	group := fs.String("group", "", "with --profile: the request group (e.g. 'read 4KiB'; default each profile's first)")
+	check := fs.String("check", "", "with --profile: predict the latencies at the load of this profile and compare")
+	parallelism := fs.Int("parallelism", 1, "with --profile: engines of split stages when one profile cannot tell them")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *profiles != "" {
+		if len(pos) != 0 || *curveFile != "" {
+			return fail.Usagef("model fit: --profile writes a specification of its own: no --curve and no spec.yaml")
+		}
+		return runFitPath(*profiles, *group, *check, *write, *format, *parallelism, stdout)
 	}
 	path, err := oneArg("fit", pos)
 	if err != nil {

@@ -45,6 +45,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.Var(&sets, "set", "override a parameter before optimizing, e.g. size=64B (repeatable)")
 	format := fs.String("format", "text", "output format: text or json")
 	write := fs.String("write", "", "write the file with the best configuration (and --offered and --set) to this YAML file")
+	pf := addProgramStageFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	m, overrides, err := loadTunable(path, *offered, sets)
+	m, overrides, err := loadTunable(ctx, pf, path, *offered, sets)
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,12 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	for i, v := range p.Vars {
 		r.Values[string(v.Param)] = units.Num(sol.Values[i])
 	}
-	if err := writeResult(stdout, *format, func(w io.Writer) error { return writeOptText(w, p, r) }, r); err != nil {
+	if err := writeResult(stdout, *format, func(w io.Writer) error {
+		if err := writeOptText(w, p, r); err != nil {
+			return err
+		}
+		return writeProgramStages(w, pf)
+	}, r); err != nil {
 		return err
 	}
 	if *write != "" && sol.Feasible {

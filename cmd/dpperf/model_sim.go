@@ -32,28 +32,30 @@ func addSimFlags(fs *flag.FlagSet) simFlags {
 		det:     fs.Bool("deterministic", false, "deterministic service times at the vertices (default exponential)"),
 		offered: fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)"),
 		format:  fs.String("format", "text", "output format: text or json"),
-		quiet:   fs.Bool("quiet", false, "no progress on stderr"),
+		quiet:   fs.Bool("quiet", false, "no progress on stderr (shown only on a terminal anyway)"),
 	}
 }
 
-func (f simFlags) options(stderr io.Writer) sim.Options {
+func (f simFlags) options(stderr io.Writer) (sim.Options, func()) {
 	o := sim.Options{Packets: *f.packets, Warmup: -1, Seed: *f.seed, Deterministic: *f.det}
-	if !*f.quiet {
-		o.Progress = func(a, t int) { fmt.Fprintf(stderr, "\rsimulate: %d/%d packets", a, t) }
+	if *f.quiet {
+		return o, func() {}
 	}
-	return o
+	show, done := statusLine(stderr)
+	if show != nil {
+		o.Progress = func(a, t int) { show(fmt.Sprintf("simulate: %d/%d packets", a, t)) }
+	}
+	return o, done
 }
 
 func runSim(ctx context.Context, n *flow.Network, f simFlags, stderr io.Writer, unbounded bool) (*sim.Result, error) {
 	if *f.packets <= 0 {
 		return nil, fail.Usagef("--packets: must be positive")
 	}
-	o := f.options(stderr)
+	o, done := f.options(stderr)
 	o.Unbounded = unbounded
 	r, err := sim.Run(ctx, n, o)
-	if !*f.quiet {
-		fmt.Fprintln(stderr)
-	}
+	done()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return nil, fail.Input("", err)
 	}
@@ -71,7 +73,7 @@ func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	n, err := loadNetwork(path, *f.offered)
+	n, err := loadNetwork(ctx, nil, path, *f.offered)
 	if err != nil {
 		return err
 	}
@@ -139,7 +141,7 @@ func runModelCompare(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	n, err := loadNetwork(path, *f.offered)
+	n, err := loadNetwork(ctx, nil, path, *f.offered)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *values == "" {
 		return fail.Usagef("model sweep: --values is required")
 	}
-	m, _, err := loadTunable(path, *offered, sets)
+	m, _, err := loadTunable(ctx, nil, path, *offered, sets)
 	if err != nil {
 		return err
 	}

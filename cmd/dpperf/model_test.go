@@ -35,6 +35,36 @@ func TestModelEstimateGolden(t *testing.T) {
 	golden(t, "model/estimate-lognic-compat.txt", out)
 }
 
+// TestModelEstimateLogNICPartial: a LogNIC file whose nodes lack Q_num
+// and Q_len still gives throughput and bottleneck; latency is marked
+// unavailable with the reason, in text and JSON, and no NaN is printed.
+func TestModelEstimateLogNICPartial(t *testing.T) {
+	const partial = "../../model/lognic/testdata/nvmeof-partial.yaml"
+	out, _, err := runCLI(t, "model", "estimate", "--compat", "lognic", partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"throughput            1.5 GiB/s", "bottleneck            BW:CPU-SSD", "latency               unavailable: node sub has no Q_num or Q_len"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	js, _, err := runCLI(t, "model", "estimate", "--compat", "lognic", "--format", "json", partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r CompatResult
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Throughput != 1.5 || r.Bottleneck != "BW:CPU-SSD" || !strings.Contains(r.LatencyUnavailable, "Q_num") || !strings.Contains(js, `"latency_s": null`) {
+		t.Errorf("JSON %s", js)
+	}
+	if strings.Contains(out+js, "NaN") {
+		t.Errorf("NaN printed:\n%s\n%s", out, js)
+	}
+}
+
 func TestModelEstimateJSON(t *testing.T) {
 	out, _, err := runCLI(t, "model", "estimate", "--format", "json", echoSpec, "--offered", "25Gbit/s")
 	if err != nil {
@@ -191,6 +221,23 @@ func TestModelFitErrors(t *testing.T) {
 		_, _, err := runCLI(t, append([]string{"model", "fit"}, c.args...)...)
 		if fail.ExitCode(err) != 2 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want exit 2 and %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestSimulateNoProgressInLogs: progress is for a terminal; with stderr a
+// pipe or a file (here a buffer) simulate and compare write none.
+func TestSimulateNoProgressInLogs(t *testing.T) {
+	for _, args := range [][]string{
+		{"model", "simulate", "--packets", "2000", echoSpec},
+		{"model", "compare", "--packets", "2000", echoSpec},
+	} {
+		_, errs, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if strings.Contains(errs, "packets") || strings.Contains(errs, "\r") {
+			t.Errorf("%v wrote progress into a log: %q", args, errs)
 		}
 	}
 }

@@ -364,8 +364,6 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	switch {
-	case *alt < 0:
-		return fail.Usagef("-alternate: %v is negative", *alt)
 	case *alt > 0 && *altLog == "":
 		return fail.Usagef("-alternate needs -alternate-log FILE for its windows")
 	case *alt > 0 && kind != "bpf":
@@ -395,6 +393,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		col, err = collect.OpenTraceFS(cfg)
 	default:
 		return fail.Usagef("-collector: %q (want bpf, tracefs or auto)", kind)
+	}
+	if errors.Is(err, collect.ErrNotRoot) {
+		return fail.NeedsRootf("profile run: %v", err)
 	}
 	if err != nil {
 		return fmt.Errorf("profile run: %w", err)

@@ -97,7 +97,7 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"profile", "frobnicate"}, "unknown action"},
 		{[]string{"profile", "paths", "nope"}, "unknown path"},
 		{[]string{"profile", "run", "--alternate", "1s"}, "-alternate needs -alternate-log FILE"},
-		{[]string{"profile", "run", "--alternate", "-1s", "--alternate-log", "w"}, "-alternate: -1s is negative"},
+		{[]string{"profile", "run", "--alternate", "-1s", "--alternate-log", "w"}, "--alternate must be at least 0, got -1s"},
 		{[]string{"profile", "run", "--collector", "tracefs", "--alternate", "1s", "--alternate-log", "w"}, "-alternate needs the bpf collector"},
 	}
 	for _, c := range cases {

@@ -21,6 +21,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"bound", "worst-case throughput guarantee of an eBPF/XDP program on a target", runBound},
+		{"programs", "list the programs of a BPF object: section, type, instructions, maps", runPrograms},
 		{"targets", "list the cost-model targets for bound", runTargets},
 		{"interface", "performance interface of an eBPF/XDP program: cost per input class", runInterface},
 		{"model", "analytical model of SmartNIC/offload pipelines", runModel},
@@ -40,9 +41,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fail.Usagef("no subcommand given")
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" || name == "-help" {
+	switch name {
+	case "-h", "--help", "-help":
 		usage(stdout)
 		return nil
+	case "--version", "-version", "-V":
+		return runVersion(ctx, nil, stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == name {
@@ -56,6 +60,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "dpperf: performance engineering of network data planes and I/O paths")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: dpperf <command> [flags] [arguments]")
+	fmt.Fprintln(w, "       dpperf --version")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	cs := commands()
@@ -68,7 +73,13 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'dpperf <command> -h' for the flags of a command.")
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 a --require/--fail-above check failed, 2 bad usage or input, 3 other failure.")
+	fmt.Fprintln(w, "Exit codes:")
+	fmt.Fprintln(w, "  0    ok")
+	fmt.Fprintln(w, "  1    a --require or --fail-above check failed")
+	fmt.Fprintln(w, "  2    bad usage or input (a one-line error names the flag or file)")
+	fmt.Fprintln(w, "  3    other failure")
+	fmt.Fprintln(w, "  4    the result was printed, but a part that needs root (bound --measure) was not done")
+	fmt.Fprintln(w, "  130  interrupted (Ctrl-C); partial output is valid and marked as such")
 }
 
 func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error {

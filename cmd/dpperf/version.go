@@ -4,24 +4,45 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // version is set by the linker (-X main.version=...) for release builds.
 var version = ""
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	v := version
-	if v == "" {
-		v = "devel"
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range bi.Settings {
-				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-					v = "devel-" + s.Value[:12]
-				}
-			}
+// versionLine says which dpperf this is: the release or module version,
+// the VCS revision and time it was built from (and whether the tree had
+// changes), and the Go toolchain.
+func versionLine() string {
+	v, detail := version, []string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = bi.Main.Version // "(devel)" for a build from a checkout
+		}
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		if r := settings["vcs.revision"]; r != "" {
+			detail = append(detail, "revision "+r[:min(12, len(r))])
+		}
+		if t := settings["vcs.time"]; t != "" {
+			detail = append(detail, t)
+		}
+		if settings["vcs.modified"] == "true" {
+			detail = append(detail, "modified")
 		}
 	}
-	fmt.Fprintln(stdout, "dpperf", v)
+	if v == "" {
+		v = "(devel)"
+	}
+	detail = append(detail, runtime.Version())
+	return fmt.Sprintf("dpperf %s (%s)", v, strings.Join(detail, ", "))
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintln(stdout, versionLine())
 	return nil
 }

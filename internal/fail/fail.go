@@ -16,6 +16,9 @@ const (
 	ExitRequirement = 1
 	ExitInput       = 2
 	ExitOther       = 3
+	// ExitNeedsRoot: a part of the work needs root and was not done
+	// (what could be done without it was printed).
+	ExitNeedsRoot = 4
 	// ExitInterrupted is the shell's code for a process ended by SIGINT:
 	// the run was stopped (Ctrl-C, SIGTERM) and wrote what it had.
 	ExitInterrupted = 130
@@ -71,15 +74,29 @@ func Requirementf(format string, args ...any) error {
 	return &RequirementError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// NeedsRootError says that a step needs root privileges (BPF programs,
+// tracepoints, BPF_PROG_TEST_RUN) and was not done.
+type NeedsRootError struct{ Msg string }
+
+func (e *NeedsRootError) Error() string { return e.Msg }
+
+// NeedsRootf builds a NeedsRootError.
+func NeedsRootf(format string, args ...any) error {
+	return &NeedsRootError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // ExitCode maps an error to the process exit code.
 func ExitCode(err error) int {
 	var ie *InputError
 	var re *RequirementError
+	var nr *NeedsRootError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, &re):
 		return ExitRequirement
+	case errors.As(err, &nr):
+		return ExitNeedsRoot
 	case errors.As(err, &ie):
 		return ExitInput
 	case errors.Is(err, context.Canceled):

@@ -16,6 +16,7 @@ func TestExitCode(t *testing.T) {
 		{nil, ExitOK},
 		{flag.ErrHelp, ExitOK},
 		{Usagef("bad flag"), ExitInput},
+		{fmt.Errorf("measure: %w", NeedsRootf("needs root")), ExitNeedsRoot},
 		{fmt.Errorf("explore: %w", context.Canceled), ExitInterrupted},
 		{errors.New("solver crashed"), ExitOther},
 	} {

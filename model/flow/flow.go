@@ -197,6 +197,13 @@ func (c *Class) build(h *spec.Hardware, g spec.Graph, vstation map[[2]string]int
 		if len(v.Throughput.Sizes) > 0 {
 			nd.Rate = v.Throughput.At(c.Size)
 		}
+		if v.Program != nil && v.Service == 0 {
+			return fmt.Errorf("compile: vertex %s.%s names a program whose service time was not resolved (model/program)", g.Name, v.Name)
+		}
+		if v.Service > 0 {
+			// D engines, each a request per Service: P = D·g/Service.
+			nd.Rate = float64(ip.Parallelism) * c.Size / v.Service
+		}
 		idx[v.Name] = len(c.Nodes)
 		phys = append(phys, v.IP)
 		c.Nodes = append(c.Nodes, nd)

@@ -17,9 +17,14 @@ type CompatResult struct {
 	Throughput float64     // GiB/s, the minimum candidate
 	Candidates []Candidate // ascending (stable)
 	PerCase    []float64   // min × w_u, GiB/s
-	Latency    float64     // Σ w_u T_u, seconds
-	CaseLat    []float64   // T_u, seconds (longest path)
-	NodeLat    [][]float64 // per node, seconds
+	Latency    float64     // Σ w_u T_u, seconds; NaN when LatencyUnavailable says why
+	// LatencyUnavailable, when not empty, says why the file gives no
+	// latency (a node without Q_num or Q_len, no interface or memory
+	// bandwidth); throughput and bottleneck are still computed, as the
+	// implementation does.
+	LatencyUnavailable string
+	CaseLat            []float64   // T_u, seconds (longest path)
+	NodeLat            [][]float64 // per node, seconds
 }
 
 // Compat evaluates f with the implementation's semantics.
@@ -81,12 +86,15 @@ func Compat(f *File) (*CompatResult, error) {
 	}
 	if math.IsNaN(f.Interface) || math.IsNaN(f.Memory) {
 		r.Latency = math.NaN()
+		r.LatencyUnavailable = "the hardware gives no interface or memory bandwidth"
 		return r, nil
 	}
 	for ui, u := range f.Cases {
 		lat, err := caseLatency(f, u, g[ui])
 		if err != nil {
-			return nil, err
+			r.Latency, r.CaseLat, r.NodeLat = math.NaN(), nil, nil
+			r.LatencyUnavailable = err.Error()
+			return r, nil
 		}
 		r.NodeLat = append(r.NodeLat, lat)
 		t := longestPath(f, u, lat)
@@ -122,7 +130,7 @@ func caseLatency(f *File, u UseCase, gamma []float64) ([]float64, error) {
 			continue
 		}
 		if math.IsNaN(n.QNum) || math.IsNaN(n.QLen) {
-			return nil, fmt.Errorf("lognic: node %s needs Q_num and Q_len for latency", n.Name)
+			return nil, fmt.Errorf("node %s has no Q_num or Q_len, which latency needs", n.Name)
 		}
 		rho := u.BandwidthIn * delta[i] / (n.Performance * gamma[i])
 		s := G * delta[i] * n.QNum / n.Performance / deg[i]

@@ -108,3 +108,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCompatPartial: a node without Q_num and Q_len leaves latency out,
+// with the reason, and throughput and bottleneck as for the full file.
+func TestCompatPartial(t *testing.T) {
+	f, err := Load("testdata/nvmeof-partial.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Throughput != 1.5 || r.Candidates[0].Name != "BW:CPU-SSD" {
+		t.Errorf("throughput %v, bottleneck %s", r.Throughput, r.Candidates[0].Name)
+	}
+	if !math.IsNaN(r.Latency) || r.CaseLat != nil || r.LatencyUnavailable != "node sub has no Q_num or Q_len, which latency needs" {
+		t.Errorf("latency %v %v, unavailable %q", r.Latency, r.CaseLat, r.LatencyUnavailable)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
+	"github.com/dpperf/dpperf/model/program"
 	"github.com/dpperf/dpperf/model/spec"
 )
 
@@ -25,6 +26,10 @@ func TestExamples(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) {
 			s, err := spec.Load(f)
 			if err != nil {
+				t.Fatal(err)
+			}
+			// Program stages read their bound files (never search).
+			if _, err := program.Resolve(context.Background(), s, filepath.Dir(f), program.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			n, err := flow.Compile(s)

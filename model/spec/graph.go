@@ -20,7 +20,7 @@ func (d *dec) graph(n *yaml.Node, p string, h *Hardware) Graph {
 	names := map[string]bool{Ingress: true, Egress: true}
 	for i, vn := range d.seq(f["vertices"], p+".vertices") {
 		q := fmt.Sprintf("%s.vertices[%d]", p, i)
-		vf := d.fields(vn, q, "name", "ip", "partition", "parallelism", "queue", "overhead", "throughput", "placements", "placement")
+		vf := d.fields(vn, q, "name", "ip", "partition", "parallelism", "queue", "overhead", "throughput", "placements", "placement", "program")
 		v := Vertex{Line: vn.Line}
 		v.Name = d.str(vf["name"], q+".name", true)
 		if names[v.Name] {
@@ -41,6 +41,9 @@ func (d *dec) graph(n *yaml.Node, p string, h *Hardware) Graph {
 				v.Throughput = d.curve(vf["throughput"], q+".throughput")
 			}
 			v.Overhead = d.quantity(vf["overhead"], q+".overhead", units.Time, 0)
+		}
+		if vf["program"] != nil {
+			v.Program = d.program(vf, q)
 		}
 		ipi := h.IPByName(v.IP)
 		v.Partition = d.number(vf["partition"], q+".partition", 0, 0, 1)
@@ -219,4 +222,31 @@ func (d *dec) placements(vf map[string]*yaml.Node, q string, h *Hardware, v *Ver
 	if d.err == nil && v.Place(i) != nil {
 		d.fail(vf["placement"], q+".placement", "%d is not an index of placements (0 to %d)", i, len(v.Placements)-1)
 	}
+}
+
+// program reads the packet program of a vertex: {bound: FILE} or
+// {object: FILE, name: PROGRAM, target: NAME}, optionally engines.
+func (d *dec) program(vf map[string]*yaml.Node, q string) *Program {
+	n := vf["program"]
+	p := q + ".program"
+	for _, f := range []string{"throughput", "placements"} {
+		if vf[f] != nil {
+			d.fail(vf[f], q+"."+f, "give either program or %s", f)
+		}
+	}
+	f := d.fields(n, p, "bound", "object", "name", "target", "engines")
+	pr := &Program{Line: n.Line}
+	pr.Bound = d.str(f["bound"], p+".bound", false)
+	pr.Object = d.str(f["object"], p+".object", false)
+	pr.Name = d.str(f["name"], p+".name", false)
+	pr.Target = d.str(f["target"], p+".target", false)
+	pr.Engines = int(d.integer(f["engines"], p+".engines", 0, 1, false))
+	switch {
+	case d.err != nil:
+	case (pr.Bound == "") == (pr.Object == ""):
+		d.fail(n, p, "give either bound (a dpperf bound --json file) or object (and target)")
+	case pr.Bound != "" && (pr.Name != "" || pr.Target != ""):
+		d.fail(n, p, "name and target belong to object; a bound file names its own")
+	}
+	return pr
 }

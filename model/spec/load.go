@@ -86,6 +86,7 @@ func Decode(root *yaml.Node, name string) (*Spec, error) {
 		return nil, d.err
 	}
 	d.checkShares(s)
+	d.checkRates(s)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -165,9 +166,8 @@ func (d *dec) ip(n *yaml.Node, p string) IP {
 	default:
 		d.fail(f["kind"], p+".kind", "unknown kind %q (core, accelerator, dma, ssd, switch, other)", ip.Kind)
 	}
-	if f["throughput"] == nil {
-		d.fail(n, p+".throughput", "missing")
-	}
+	// An IP without a throughput needs one from each of its vertices
+	// (their own throughput, or a program): checkRates.
 	ip.Throughput = d.curve(f["throughput"], p+".throughput")
 	ip.Parallelism = int(d.integer(f["parallelism"], p+".parallelism", 1, 1, false))
 	ip.Queue = math.Inf(1)
@@ -261,4 +261,26 @@ func (d *dec) sizes(f map[string]*yaml.Node, p string) []SizeShare {
 		out[i].Share /= total
 	}
 	return out
+}
+
+// checkRates requires a throughput for every vertex: its own, its
+// program's (set when the program is resolved), or its IP's.
+func (d *dec) checkRates(s *Spec) {
+	for _, g := range s.Graphs {
+		for _, v := range g.Vertices {
+			if len(v.Throughput.Sizes) > 0 || v.Program != nil {
+				continue
+			}
+			for _, pl := range v.Placements {
+				if len(pl.Throughput.Sizes) == 0 && len(s.Hardware.IPs[s.Hardware.IPByName(pl.IP)].Throughput.Sizes) == 0 {
+					d.fail(&yaml.Node{Line: v.Line}, "hardware.ips.throughput", "missing for IP %q (vertex %s.%s gives neither throughput nor program)", pl.IP, g.Name, v.Name)
+					return
+				}
+			}
+			if i := s.Hardware.IPByName(v.IP); len(v.Placements) == 0 && len(s.Hardware.IPs[i].Throughput.Sizes) == 0 {
+				d.fail(&yaml.Node{Line: s.Hardware.IPs[i].Line}, fmt.Sprintf("hardware.ips[%d].throughput", i), "missing (vertex %s.%s gives neither throughput nor program)", g.Name, v.Name)
+				return
+			}
+		}
+	}
 }

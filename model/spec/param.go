@@ -41,16 +41,57 @@ func (p Param) Integer() bool {
 	return strings.HasSuffix(string(p), ".parallelism") || strings.HasSuffix(string(p), ".queue") || strings.HasSuffix(string(p), ".placement")
 }
 
-// ParseValue reads a value of p: a quantity with a unit, or a number.
+// ParseValue reads a value of p: a quantity with a unit, or a number,
+// within the range p admits (Check).
 func (p Param) ParseValue(s string) (float64, error) {
-	if k := p.Kind(); k >= 0 {
-		return units.Parse(s, k)
-	}
 	var v float64
-	if _, err := fmt.Sscanf(strings.TrimSpace(s), "%g", &v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if k := p.Kind(); k >= 0 {
+		var err error
+		if v, err = units.Parse(s, k); err != nil {
+			return 0, err
+		}
+	} else if _, err := fmt.Sscanf(strings.TrimSpace(s), "%g", &v); err != nil {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
+	if err := p.Check(v); err != nil {
+		return 0, fmt.Errorf("%q: %w", s, err)
+	}
 	return v, nil
+}
+
+// Check says whether v is a value p can take: finite, and positive for
+// sizes, rates, shares and queues (a packet of 0 bytes or a rate of 0 has
+// no throughput or latency to compute), at least 1 for engines, at most 1
+// for a partition, at least 0 for overheads, weights and placements, and
+// whole where p counts.
+func (p Param) Check(v float64) error {
+	name := string(p)
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	var ok bool
+	var want string
+	switch name {
+	case "size", "offered", "throughput":
+		ok, want = v > 0, "above 0"
+	case "queue":
+		ok, want = v >= 1, "at least 1"
+	case "parallelism":
+		ok, want = v >= 1, "at least 1"
+	case "partition":
+		ok, want = v > 0 && v <= 1, "in (0, 1]"
+	default: // overhead, weight, placement
+		ok, want = v >= 0, "at least 0"
+	}
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("%s must be a finite number", p)
+	case !ok:
+		return fmt.Errorf("%s must be %s", p, want)
+	case p.Integer() && v != math.Trunc(v):
+		return fmt.Errorf("%s must be a whole number", p)
+	}
+	return nil
 }
 
 // Get returns the current value of p.

@@ -100,8 +100,23 @@ type Vertex struct {
 	Overhead    float64 // O, seconds
 	Throughput  Curve   // P of the IP for this vertex's work (empty: the IP's)
 	Placements  []Placement
-	Placement   int // index into Placements of the current placement
+	Placement   int      // index into Placements of the current placement
+	Program     *Program // the XDP program whose bound gives the service time (nil: none)
+	Service     float64  // time one engine spends per request, s (0: from Throughput); set from Program
 	Line        int
+}
+
+// Program names the packet program a vertex runs, whose worst case
+// (`dpperf bound --json`) or deployment mean gives the vertex its service
+// time: either a bound result file, or an object file and a target the
+// bound is computed for. Paths are relative to the specification file.
+type Program struct {
+	Bound   string // dpperf bound --json result
+	Object  string // BPF ELF object
+	Name    string // program of the object, as `dpperf programs` lists it (empty: its only one)
+	Target  string // target name or file (default nfp-agilio-cx)
+	Engines int    // engines the bound's rate spans (0: the IP's parallelism)
+	Line    int
 }
 
 // Placement is one IP a vertex can run on, with its throughput and

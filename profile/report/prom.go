@@ -1,18 +1,20 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/path"
 )
 
-// Metrics serves cumulative per-stage latency histograms in the Prometheus
-// text exposition format (version 0.0.4):
+// Metrics serves cumulative per-stage latency histograms to Prometheus
+// (github.com/prometheus/client_golang):
 //
 //	dpperf_profile_latency_seconds_bucket{path,group,stage,le}
 //	dpperf_profile_latency_seconds_sum / _count
@@ -26,11 +28,16 @@ type Metrics struct {
 	mu       sync.Mutex
 	agg      *analyze.Aggregator
 	p        *path.Path
+	handler  http.Handler
 }
 
 // NewMetrics returns an empty metrics set for path p.
 func NewMetrics(p *path.Path, by analyze.GroupBy) *Metrics {
-	return &Metrics{agg: analyze.NewAggregator(by), p: p}
+	m := &Metrics{agg: analyze.NewAggregator(by), p: p}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{m})
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	return m
 }
 
 // Add merges the records of one interval.
@@ -40,6 +47,10 @@ func (m *Metrics) Add(a *analyze.Aggregator) {
 	m.mu.Unlock()
 }
 
+// ServeHTTP serves the metrics (the text or protobuf format the scraper
+// asks for).
+func (m *Metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
+
 var promBounds = func() []int64 {
 	var b []int64
 	for v := int64(1000); v <= 2_100_000_000; v *= 2 {
@@ -48,20 +59,24 @@ var promBounds = func() []int64 {
 	return b
 }()
 
-// ServeHTTP writes the metrics.
-func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_ = WriteMetrics(w, m.agg, m.p, m.Contents)
+var latencyDesc = prometheus.NewDesc("dpperf_profile_latency_seconds", "Time requests spent in each stage of the I/O path.",
+	[]string{"path", "group", "stage"}, nil)
+
+// collector turns the aggregated histograms into Prometheus histograms
+// at each scrape.
+type collector struct{ m *Metrics }
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) { ch <- latencyDesc }
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	collectHists(ch, c.m.agg, c.m.p, c.m.Contents)
 }
 
-// WriteMetrics writes a's histograms in the Prometheus text format: the
-// stages' with the breakdown content, the end-to-end one with latency.
-func WriteMetrics(w io.Writer, a *analyze.Aggregator, p *path.Path, parts analyze.Contents) error {
-	bw := &errWriter{w: w}
-	fmt.Fprintln(bw, "# HELP dpperf_profile_latency_seconds Time requests spent in each stage of the I/O path.")
-	fmt.Fprintln(bw, "# TYPE dpperf_profile_latency_seconds histogram")
+// collectHists sends a's histograms: the stages' with the breakdown
+// content, the end-to-end one with latency.
+func collectHists(ch chan<- prometheus.Metric, a *analyze.Aggregator, p *path.Path, parts analyze.Contents) {
 	a.Each(p, func(group, stage string, h *analyze.Hist) {
 		if stage == "" {
 			if !parts.Has(analyze.ContentLatency) {
@@ -71,15 +86,40 @@ func WriteMetrics(w io.Writer, a *analyze.Aggregator, p *path.Path, parts analyz
 		} else if !parts.Has(analyze.ContentBreakdown) {
 			return
 		}
-		labels := fmt.Sprintf(`path=%q,group=%q,stage=%q`, p.Name, group, promEscape(stage))
-		for i, c := range h.CountAtMost(promBounds) {
-			fmt.Fprintf(bw, "dpperf_profile_latency_seconds_bucket{%s,le=\"%g\"} %d\n", labels, float64(promBounds[i])/1e9, c)
+		buckets := map[float64]uint64{}
+		for i, n := range h.CountAtMost(promBounds) {
+			buckets[float64(promBounds[i])/1e9] = n
 		}
-		fmt.Fprintf(bw, "dpperf_profile_latency_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.Count())
-		fmt.Fprintf(bw, "dpperf_profile_latency_seconds_sum{%s} %g\n", labels, h.Sum()/1e9)
-		fmt.Fprintf(bw, "dpperf_profile_latency_seconds_count{%s} %d\n", labels, h.Count())
+		ch <- prometheus.MustNewConstHistogram(latencyDesc, h.Count(), h.Sum()/1e9, buckets, p.Name, group, stage)
 	})
-	return bw.err
 }
 
-func promEscape(s string) string { return strings.ReplaceAll(s, `"`, `'`) }
+// WriteMetrics writes a's histograms in the Prometheus text exposition
+// format, as a scrape of Metrics would return them.
+func WriteMetrics(w io.Writer, a *analyze.Aggregator, p *path.Path, parts analyze.Contents) error {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(fixedCollector{a, p, parts}); err != nil {
+		return err
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		return err
+	}
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, f := range families {
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixedCollector collects one aggregator's histograms.
+type fixedCollector struct {
+	a     *analyze.Aggregator
+	p     *path.Path
+	parts analyze.Contents
+}
+
+func (c fixedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- latencyDesc }
+func (c fixedCollector) Collect(ch chan<- prometheus.Metric) { collectHists(ch, c.a, c.p, c.parts) }

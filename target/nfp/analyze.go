@@ -225,7 +225,8 @@ func (a *Prog) constant(i int, r asm.Register) (int64, bool) {
 
 // packetCache follows nfp_bpf_opt_pkt_cache: along the instruction list,
 // packet loads through the same pointer share one read of at most 64
-// bytes until a jump lands, a helper is called or the packet is written.
+// bytes until a jump lands, a helper is called, the packet is written or
+// a load from other memory (stack, map value, context) comes between.
 // The verifier matches pointers by identity; here a load joins a range
 // only through the register that started it, not written since, which
 // never shares more than the JIT does.
@@ -257,9 +258,7 @@ func (a *Prog) packetCache() []pktCache {
 		case cls != asm.LdXClass:
 			continue
 		case a.regions[i] != Packet:
-			if a.regions[i] == Unknown {
-				avail = false
-			}
+			avail = false // any other load ends the range (ptr.type != PTR_TO_PACKET)
 			continue
 		}
 		size := op.Size().Sizeof()

@@ -84,3 +84,23 @@ func TestAtomicAdd(t *testing.T) {
 		t.Errorf("got %+v, want a non-blocking 4-instruction add_imm", s)
 	}
 }
+
+// A load from the stack between two packet loads through the same pointer
+// ends the packet cache range (nfp_bpf_opt_pkt_cache: ptr.type is not
+// PTR_TO_PACKET), so the second packet load reads the packet again.
+func TestOtherLoadEndsPacketCache(t *testing.T) {
+	p := prog(t, asm.Instructions{
+		asm.LoadMem(asm.R5, asm.R1, 0, asm.Half),   // 0 packet: init
+		asm.LoadMem(asm.R6, asm.R10, -8, asm.Word), // 1 stack
+		asm.LoadMem(asm.R7, asm.R1, 4, asm.Word),   // 2 packet: init again
+		asm.LoadMem(asm.R8, asm.R1, 8, asm.Word),   // 3 packet: from the cache
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Return(),
+	}, nil)
+	a := Analyze(p, []Region{Packet, Stack, Packet, Packet}, nil)
+	for i, want := range map[int]string{0: "mem_ldx_data_init_pktcache", 2: "mem_ldx_data_init_pktcache", 3: "mem_ldx_data_from_pktcache"} {
+		if got := a.Insn(i).From; got != want {
+			t.Errorf("instruction %d: %s, want %s", i, got, want)
+		}
+	}
+}

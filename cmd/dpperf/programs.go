@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/internal/fail"
+)
+
+// progType is the --type flag: the program type of an entry whose section
+// names none.
+type progType struct{ t ebpf.ProgramType }
+
+func (p *progType) String() string {
+	switch p.t {
+	case ebpf.XDP:
+		return "xdp"
+	case ebpf.SchedCLS:
+		return "tc"
+	}
+	return ""
+}
+
+func (p *progType) Set(s string) error {
+	switch s {
+	case "xdp":
+		p.t = ebpf.XDP
+	case "tc":
+		p.t = ebpf.SchedCLS
+	default:
+		return fmt.Errorf("want xdp or tc, got %q", s)
+	}
+	return nil
+}
+
+// addProgramFlags adds --program and --type to fs.
+func addProgramFlags(fs *flag.FlagSet) (*string, *progType) {
+	name := fs.String("program", "", "program `NAME` in the object (needed when it holds several; see 'dpperf programs')")
+	t := &progType{}
+	fs.Var(t, "type", "program `TYPE` (xdp or tc) when the section does not name one (.text, iproute2's \"prog\"); default xdp")
+	return name, t
+}
+
+// loadPacketProgram reads the chosen program of an object and checks that
+// cmd analyses its type.
+func loadPacketProgram(path, cmd string, name *string, t *progType) (*bpfprog.Program, error) {
+	prog, err := bpfprog.LoadFileWith(path, bpfprog.Options{Program: *name, Type: t.t})
+	if err != nil {
+		return nil, err
+	}
+	switch prog.Type {
+	case ebpf.XDP, ebpf.SchedCLS, ebpf.SchedACT:
+		return prog, nil
+	}
+	return nil, fail.Inputf(prog.File, "program %s is of type %s; %s analyses packet programs (XDP, TC)", prog.Name, prog.Type, cmd)
+}
+
+func runPrograms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("programs", "programs [--json] OBJECT.o", stderr)
+	asJSON := fs.Bool("json", false, "write the list as JSON (schema: bpfprog/programs.md)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "want one object file, got %d arguments", len(pos))
+	}
+	return listPrograms(pos[0], *asJSON, stdout)
+}
+
+// listPrograms writes the candidate programs of an object as a table or
+// as JSON.
+func listPrograms(path string, asJSON bool, w io.Writer) error {
+	o, err := bpfprog.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(programsJSON(o))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROGRAM\tSECTION\tTYPE\tINSNS\tFUNCS\tMAPS")
+	for _, e := range o.Entries {
+		maps := strings.Join(e.Maps, ",")
+		if maps == "" {
+			maps = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", e.Name, e.Section, typeText(e.Type), e.Insns, e.Funcs, maps)
+	}
+	return tw.Flush()
+}
+
+// typeText names a program type as the table shows it.
+func typeText(t ebpf.ProgramType) string {
+	if t == ebpf.UnspecifiedProgram {
+		return "XDP (default)"
+	}
+	return t.String()
+}
+
+// programsDoc is the JSON of 'dpperf programs' (bpfprog/programs.md).
+type programsDoc struct {
+	File     string        `json:"file"`
+	Programs []programJSON `json:"programs"`
+	Maps     []mapJSON     `json:"maps"`
+}
+
+type programJSON struct {
+	Name     string   `json:"name"`
+	Section  string   `json:"section"`
+	Type     string   `json:"type"`
+	TypeFrom string   `json:"type_from"`
+	Insns    int      `json:"instructions"`
+	Funcs    int      `json:"functions"`
+	Maps     []string `json:"maps"`
+}
+
+type mapJSON struct {
+	Name       string     `json:"name"`
+	Type       string     `json:"type"`
+	KeySize    uint32     `json:"key_size"`
+	ValueSize  uint32     `json:"value_size"`
+	MaxEntries uint32     `json:"max_entries"`
+	Flags      uint32     `json:"flags"`
+	Definition string     `json:"definition"`
+	Inner      string     `json:"inner,omitempty"`
+	ELFMap     *elfMapExt `json:"bpf_elf_map,omitempty"`
+}
+
+type elfMapExt struct {
+	ID         uint32 `json:"id"`
+	Pinning    uint32 `json:"pinning"`
+	InnerID    uint32 `json:"inner_id"`
+	InnerIndex uint32 `json:"inner_idx"`
+}
+
+func programsJSON(o *bpfprog.Object) programsDoc {
+	doc := programsDoc{File: o.File, Programs: []programJSON{}, Maps: []mapJSON{}}
+	for _, e := range o.Entries {
+		p := programJSON{Name: e.Name, Section: e.Section, Type: e.Type.String(), TypeFrom: "section",
+			Insns: e.Insns, Funcs: e.Funcs, Maps: append([]string{}, e.Maps...)}
+		if e.Type == ebpf.UnspecifiedProgram {
+			p.Type, p.TypeFrom = ebpf.XDP.String(), "default"
+		}
+		doc.Programs = append(doc.Programs, p)
+	}
+	for _, name := range bpfprog.MapNames(o.Maps) {
+		m := o.Maps[name]
+		j := mapJSON{Name: name, Type: m.Type.String(), KeySize: m.KeySize, ValueSize: m.ValueSize,
+			MaxEntries: m.MaxEntries, Flags: m.Flags, Definition: m.Definition()}
+		if m.Inner != nil {
+			j.Inner = m.Inner.Name
+		}
+		if d := m.Legacy; d != nil && d.Layout == "bpf_elf_map" {
+			j.ELFMap = &elfMapExt{ID: d.ID, Pinning: d.Pinning, InnerID: d.InnerID, InnerIndex: d.InnerIndex}
+		}
+		doc.Maps = append(doc.Maps, j)
+	}
+	return doc
+}
