@@ -16,8 +16,8 @@ out=${4:-build/explode_pairs.jsonl}
 peak=$(mktemp)
 trap 'rm -f "$peak"' EXIT
 
-echo "dpperf bound --stream --time-limit $dur $obj ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-"$bin" bound --stream --time-limit "$dur" "$obj" >"$out" &
+echo "dpperf bound --target nfp-agilio-cx --stream --time-limit $dur $obj ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+"$bin" bound --target nfp-agilio-cx --stream --time-limit "$dur" "$obj" >"$out" &
 pid=$!
 hwm=0 total=0
 while kill -0 "$pid" 2>/dev/null; do

@@ -42,7 +42,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("bound", "bound [flags] OBJECT.o", stderr)
 	progName, progType := addProgramFlags(fs)
 	list := fs.Bool("list", false, "list the programs of the object (as 'dpperf programs') and stop")
-	tgt := fs.String("target", "nfp-agilio-cx", "target `NAME` (see 'dpperf targets'), a target file path, or host: this machine, calibrated on first use")
+	tgt := fs.String("target", hostTarget, "target `NAME` (see 'dpperf targets') or file; the default is this machine, calibrated on first use (root, about a minute)")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
 	asJSON := fs.Bool("json", false, "write the result as JSON (schema: bound/json.md)")
 	require := fs.String("require", "", "exit 1 when the bound is below `RATE` (e.g. 10Mpps, 25Gbit/s)")
@@ -103,16 +103,11 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fail.Usagef("bound: %v", err)
 		}
 	}
-	t, err := loadTarget(ctx, *tgt, stderr)
-	if err != nil {
-		return err
-	}
 	if *doMeasure && *naive {
 		return usageError(fs, "--measure needs the search (no --naive)")
 	}
-	if *doMeasure && !onThisHost(t) {
-		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
-	}
+	// The program before the target: a bad object is reported at once,
+	// not after a first-use calibration of this machine.
 	prog, err := loadPacketProgram(pos[0], "bound", progName, progType)
 	if err != nil {
 		return err
@@ -120,6 +115,13 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	g, err := cfg.Build(prog, cfg.Options{Unroll: *unroll, LoopBounds: lb})
 	if err != nil {
 		return err
+	}
+	t, err := loadTarget(ctx, *tgt, stderr)
+	if err != nil {
+		return err
+	}
+	if *doMeasure && !onThisHost(t) {
+		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
 	}
 	costed := bound.CostWith(g, t, pcv)
 	w := bufio.NewWriter(stdout)

@@ -15,6 +15,7 @@ import (
 	"github.com/dpperf/dpperf/perfiface"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
+	"github.com/dpperf/dpperf/target"
 )
 
 // ifaceFlags are the flags every interface subcommand shares: what to
@@ -36,7 +37,7 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	f := &ifaceFlags{lb: loopBounds{}}
 	f.progName, f.progType = addProgramFlags(fs)
 	fs.StringVar(&f.metric, "metric", "insns", "`METRIC`: insns (BPF instructions, exact), mem (memory accesses) or cost (under --target)")
-	fs.StringVar(&f.tgt, "target", "x86-64", "target `NAME`, file, or host (this machine, calibrated on first use) for --metric cost and for PCV formulas")
+	fs.StringVar(&f.tgt, "target", hostTarget, "target `NAME` or file that prices --metric cost (default: this machine, calibrated on first use)")
 	fs.IntVar(&f.unroll, "unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
 	fs.Var(f.lb, "loop-bound", "bound one loop: `LOC=N` (prog.c:42 or insn:INDEX); repeatable")
 	fs.IntVar(&f.workers, "workers", 0, "solver processes exploring in parallel (0: one per CPU)")
@@ -54,9 +55,12 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTarget(ctx, f.tgt, stderr) // prices --metric cost and its PCV terms
-	if err != nil {
-		return nil, err
+	// Only --metric cost is priced by a target; the others count.
+	var t *target.Target
+	if f.metric == "cost" {
+		if t, err = loadTarget(ctx, f.tgt, stderr); err != nil {
+			return nil, err
+		}
 	}
 	g, err := cfg.Build(prog, cfg.Options{Unroll: f.unroll, LoopBounds: f.lb})
 	if err != nil {

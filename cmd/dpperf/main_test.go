@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +78,9 @@ func TestBoundGoldenExamples(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
 			args := append([]string{"bound", "--naive"}, c.args[1:]...)
+			if !slices.Contains(args, "--target") {
+				args = append([]string{"bound", "--naive", "--target", "nfp-agilio-cx"}, c.args[1:]...)
+			}
 			args[len(args)-1] = built(t, args[len(args)-1])
 			out, errs, code := dpperf(t, args...)
 			if code != 0 {
@@ -96,7 +100,7 @@ func TestBoundGoldenLibXDP(t *testing.T) {
 			continue // fentry/fexit tracing programs only: checked in TestBoundErrors
 		}
 		t.Run(base, func(t *testing.T) {
-			args := []string{"bound", "--naive", obj}
+			args := []string{"bound", "--naive", "--target", "nfp-agilio-cx", obj}
 			if base == "xdp-dispatcher" {
 				args = append(args, "--program", "xdp_dispatcher")
 			}
@@ -143,8 +147,8 @@ func TestBoundErrors(t *testing.T) {
 		{[]string{"bound", "--paths", "0", fig2}, 2, "--paths"},
 		{[]string{"bound", "--memory", "-1", fig2}, 2, "--memory"},
 		{[]string{"bound", "--bogus", fig2}, 2, "flag provided but not defined"},
-		{[]string{"bound", "--require", "100Mpps", fig2}, 1, "below the required 100 Mpkt/s"},
-		{[]string{"bound", "--require", "10Gbit/s", fig2}, 0, ""},
+		{[]string{"bound", "--target", "nfp-agilio-cx", "--require", "100Mpps", fig2}, 1, "below the required 100 Mpkt/s"},
+		{[]string{"bound", "--target", "nfp-agilio-cx", "--require", "10Gbit/s", fig2}, 0, ""},
 		{[]string{"bound", filepath.Join(testobj.LibXDPDir, "xdpdump_bpf.o"), "--program", "trace_on_entry"}, 2, "bound analyses packet programs"},
 		{[]string{"nosuchcommand"}, 2, "unknown subcommand"},
 		{[]string{}, 2, "no subcommand"},

@@ -130,7 +130,7 @@ func TestBoundSSPLibXDP(t *testing.T) {
 // and end at or above the reported bound.
 func streamed(t *testing.T, name string) ([]float64, *bound.Result) {
 	t.Helper()
-	out, errs, code := dpperf(t, "bound", "--stream", "--workers", "1", "--max-checks", "300", built(t, name))
+	out, errs, code := dpperf(t, "bound", "--target", "nfp-agilio-cx", "--stream", "--workers", "1", "--max-checks", "300", built(t, name))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -197,7 +197,7 @@ func TestBoundStreamExplodePairs(t *testing.T) {
 }
 
 func TestBoundBadSolver(t *testing.T) {
-	_, errs, code := dpperf(t, "bound", "--solver", "/nonexistent/z3", built(t, "fig2"))
+	_, errs, code := dpperf(t, "bound", "--target", "nfp-agilio-cx", "--solver", "/nonexistent/z3", built(t, "fig2"))
 	if code == 0 || !strings.Contains(errs, "not found") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
