@@ -150,7 +150,7 @@ func TestVariableOffsetMinLen(t *testing.T) {
 		asm.Mov.Reg(asm.R3, asm.R6),
 		asm.Add.Imm(asm.R3, 64),
 		asm.Mov.Imm(asm.R0, 2),
-		asm.JGT.Reg(asm.R3, asm.R2, ""), // → exit
+		asm.JGT.Reg(asm.R3, asm.R2, ""),          // → exit
 		asm.LoadMem(asm.R4, asm.R6, 1, asm.Byte), // a header length in [0, 255]
 		asm.Add.Imm(asm.R4, 1),
 		asm.LSh.Imm(asm.R4, 3),

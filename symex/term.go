@@ -118,8 +118,8 @@ func boolConst(b bool) term {
 // builder creates terms, binding every non-constant result to a name so
 // that terms stay small however often they are reused.
 type builder struct {
-	out     *[]string         // SMT commands of the current edge
-	next    *int              // name counter
+	out     *[]string             // SMT commands of the current edge
+	next    *int                  // name counter
 	decided *pmap[string, bool]   // Bools the path has asserted, by name
 	eqs     *pmap[string, uint64] // terms the path has asserted equal to a constant
 	// abstract, when non-zero, is the tree size above which a value is
