@@ -28,6 +28,9 @@ type Costed struct {
 	// JIT translates instructions into the target's when the target names
 	// a JIT (nil: instructions are priced by class).
 	JIT Translator
+	// insn holds, per node, the cost of each of its instructions (their
+	// sum is the node's body cost), for the per-line breakdown of a path.
+	insn [][]target.Vec
 }
 
 // Cost prices every edge of g under t. An edge costs the instructions of
@@ -44,7 +47,8 @@ func Cost(g *cfg.Graph, t *target.Target) *Costed { return CostWith(g, t, nil) }
 // helper's cost, which holds with every PCV at 0. A bound under these
 // costs holds for packets whose map operations stay within the values.
 func CostWith(g *cfg.Graph, t *target.Target, pcv map[string]float64) *Costed {
-	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges)), PCV: pcv, JIT: newTranslator(g, t)}
+	c := &Costed{G: g, T: t, Edge: make([]target.Vec, len(g.Edges)), PCV: pcv, JIT: newTranslator(g, t),
+		insn: make([][]target.Vec, len(g.Nodes))}
 	notes := map[string]bool{}
 	in, out := g.InEdges(), g.OutEdges()
 	sinceOut := make([]float64, len(g.Edges))
@@ -94,6 +98,8 @@ func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (t
 	ops := nd.Ops
 	bc := t.BlockComponent
 	var v target.Vec
+	per := make([]target.Vec, last-first+1)
+	c.insn[n] = per
 	for i := first; i <= last; i++ {
 		var cost target.Vec
 		memory := false
@@ -127,6 +133,7 @@ func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (t
 			cost = t.Classes[cls]
 		}
 		v = v.Add(cost)
+		per[i-first] = cost
 		if bc >= 0 {
 			if memory {
 				since = 0

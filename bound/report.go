@@ -145,8 +145,19 @@ func (r *Result) WriteText(w io.Writer) error {
 		} else if pr.Status == "unknown" {
 			fmt.Fprintln(w, "  the solver timed out on this path; it is taken as possible, which keeps the bound valid")
 		}
+		if len(pr.Lines) > 0 {
+			head := "  line\tinsns"
+			for _, c := range r.Target.Components {
+				head += "\t" + c.Name
+			}
+			fmt.Fprintln(tw, head+"\tshare\tsource")
+		}
 		for _, l := range pr.Lines {
-			fmt.Fprintf(tw, "  %s\t%s\n", l.Loc, l.Text)
+			row := fmt.Sprintf("  %s\t%d", l.Loc, l.Instructions)
+			for _, c := range r.Target.Components {
+				row += fmt.Sprintf("\t%.4g", l.Cost[c.Name])
+			}
+			fmt.Fprintf(tw, "%s\t%.1f%%\t%s\n", row, 100*l.Share, l.Text)
 		}
 		if len(pr.Lines) == 0 {
 			fmt.Fprintln(tw, "  (the object has no line information)")

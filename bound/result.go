@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/interp"
+	"github.com/dpperf/dpperf/target"
 )
 
 // Schema names the JSON form of a Result (see json.md).
@@ -155,10 +156,19 @@ type Measured struct {
 	Predicted  []int32 `json:"-"`
 }
 
-// SourceLine is a source location on a path.
+// SourceLine is a source location on a path with what its instructions
+// cost there, as perf annotate shows a profile: the BPF instructions the
+// path runs on that line, their cost per target component (a helper's
+// cost on its call's line; a conditional jump's branch cost on the jump's
+// line) and the line's share of the path's cost on the bottleneck
+// component. Consecutive instructions of one line form one entry; a line
+// the path returns to (a loop) gets another.
 type SourceLine struct {
-	Loc  string `json:"loc"`
-	Text string `json:"text"`
+	Loc          string             `json:"loc"`
+	Text         string             `json:"text"`
+	Instructions int                `json:"instructions"`
+	Cost         map[string]float64 `json:"cost"`
+	Share        float64            `json:"share"`
 }
 
 // Naive computes the naive bound of c: the slowest path over all components
@@ -247,18 +257,67 @@ func (c *Costed) report(rank int, p Path) PathReport {
 		pr.Cost[comp.Name] = round(p.Cost[k])
 	}
 	pr.TargetInstructions = c.TargetInsns(p.Edges)
-	last := ""
+	var costs []target.Vec // of pr.Lines
+	add := func(loc, text string, v target.Vec, insns int) {
+		if k := len(pr.Lines) - 1; k >= 0 && pr.Lines[k].Loc == loc {
+			costs[k] = costs[k].Add(v)
+			pr.Lines[k].Instructions += insns
+			return
+		}
+		pr.Lines = append(pr.Lines, SourceLine{Loc: loc, Text: text, Instructions: insns})
+		costs = append(costs, v)
+	}
+	lastLoc, lastText := "", ""
+	var overhead target.Vec
 	for _, e := range p.Edges {
-		n := g.Edges[e].To
+		// An edge carries its source node's instructions, plus the
+		// per-packet overhead (entry) or the branch its jump takes.
+		n := g.Edges[e].From
 		first, end := g.Insns(n)
-		pr.Instructions += end - first + 1
+		extra := c.Edge[e]
 		for i := first; i <= end; i++ {
-			loc, text := g.Prog.Line(i)
-			if loc == "" || loc == last {
-				continue
+			cost := c.insn[n][i-first]
+			for k := range extra {
+				extra[k] -= cost[k]
 			}
-			last = loc
-			pr.Lines = append(pr.Lines, SourceLine{loc, text})
+			loc, text := g.Prog.Line(i)
+			if loc == "" {
+				loc, text = lastLoc, lastText // a line's further instructions
+			}
+			if loc == "" {
+				loc, text = "-", "(no line information)"
+			}
+			add(loc, text, cost, 1)
+			lastLoc, lastText = loc, text
+		}
+		if end >= first {
+			pr.Instructions += end - first + 1
+		}
+		switch {
+		case g.Edges[e].Kind == cfg.EdgeEntry:
+			overhead = overhead.Add(extra)
+		case extra != (target.Vec{}) && lastLoc != "":
+			add(lastLoc, lastText, extra, 0)
+		}
+	}
+	if overhead != (target.Vec{}) {
+		pr.Lines = append([]SourceLine{{Loc: "-", Text: "(per-packet overhead of the target)"}}, pr.Lines...)
+		costs = append([]target.Vec{overhead}, costs...)
+	}
+	// Shares of the lines' sum, which may exceed the path's exact cost
+	// where a blocking access is priced for the fewest cycles before it
+	// over all paths (the edges' over-estimate).
+	total := 0.0
+	for _, v := range costs {
+		total += v[p.Bottleneck]
+	}
+	for k := range pr.Lines {
+		pr.Lines[k].Cost = map[string]float64{}
+		for ci, comp := range t.Components {
+			pr.Lines[k].Cost[comp.Name] = round(costs[k][ci])
+		}
+		if total > 0 {
+			pr.Lines[k].Share = round(costs[k][p.Bottleneck] / total)
 		}
 	}
 	return pr
