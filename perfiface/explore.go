@@ -191,7 +191,13 @@ func (x *explorer) progress() Progress {
 }
 
 func (x *explorer) report(ctx context.Context) (stop func()) {
-	if x.opts.Progress == nil {
+	return reportEvery(ctx, x.opts.Progress, x.progress)
+}
+
+// reportEvery sends progress() to show every 200 ms until ctx ends or
+// the returned stop is called (which waits for the last report).
+func reportEvery(ctx context.Context, show func(Progress), progress func() Progress) (stop func()) {
+	if show == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -204,7 +210,7 @@ func (x *explorer) report(ctx context.Context) (stop func()) {
 		for {
 			select {
 			case <-t.C:
-				x.opts.Progress(x.progress())
+				show(progress())
 			case <-done:
 				return
 			case <-ctx.Done():

@@ -454,31 +454,11 @@ func (r *refiner) progress() Progress {
 }
 
 func (r *refiner) report(ctx context.Context) (stop func()) {
-	if r.opts.Progress == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				r.mu.Lock()
-				p := r.progress()
-				r.mu.Unlock()
-				r.opts.Progress(p)
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return reportEvery(ctx, r.opts.Progress, func() Progress {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.progress()
+	})
 }
 
 // tree turns the refined tree into an Exploration's: open leaves become
