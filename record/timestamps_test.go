@@ -230,8 +230,11 @@ func checkTimestamps(t *testing.T, dir string) map[string]*streamTimes {
 }
 
 // TestPipelineTimestamps records runs of the example pipeline while the
-// recorder drains every few milliseconds, so that many drains happen while
-// the workers write, and checks every event's time through babeltrace2.
+// recorder drains every few milliseconds, so that drains happen while the
+// workers write, and checks every event's time through babeltrace2. How
+// many drains fall inside a run depends on the machine's load, so the
+// sender also forces one halfway through: at least one drain takes its cut
+// while the router writes, on any machine.
 func TestPipelineTimestamps(t *testing.T) {
 	packets, runs := 100000, 3
 	if testing.Short() {
@@ -255,7 +258,12 @@ func TestPipelineTimestamps(t *testing.T) {
 			t.Fatal(err)
 		}
 		go func() { st, err := rec.Run(ctx); done <- result{st, err} }()
-		res, err := pipeline.Run(context.Background(), tr, pipeline.Config{Packets: packets})
+		halfway := func() {
+			if err := rec.Drain(true); err != nil {
+				t.Error(err)
+			}
+		}
+		res, err := pipeline.Run(context.Background(), tr, pipeline.Config{Packets: packets, Halfway: halfway})
 		cancel()
 		r := <-done
 		if err != nil || r.err != nil {

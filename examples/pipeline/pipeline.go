@@ -25,6 +25,10 @@ type Config struct {
 	// packet (the planted cost). Without it the router notes the time of
 	// the last packet and re-arms only when the armed deadline is near.
 	EagerTimeout bool
+	// Halfway, when set, is called by the sender once, after it has sent
+	// half of the packets, while the router and receiver go on: it lets a
+	// caller act at a known point of a run, whatever the machine's speed.
+	Halfway func()
 }
 
 func (c *Config) defaults() {
@@ -95,7 +99,7 @@ func Run(ctx context.Context, tr *trace.Tracer, cfg Config) (Result, error) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		res.Sent = send(ctx, tr.Worker(LabelSender, "tx"), frames, cfg.Packets, submit, routerSig)
+		res.Sent = send(ctx, tr.Worker(LabelSender, "tx"), frames, cfg.Packets, submit, routerSig, cfg.Halfway)
 	}()
 	go func() {
 		defer wg.Done()
@@ -143,8 +147,11 @@ const (
 	offSeq     = 14 + 20 + 8
 )
 
-func send(ctx context.Context, w *trace.Worker, frames [][]byte, n int, q chan<- []byte, sig signal) int {
+func send(ctx context.Context, w *trace.Worker, frames [][]byte, n int, q chan<- []byte, sig signal, halfway func()) int {
 	for i := 0; i < n; i++ {
+		if i == n/2 && halfway != nil {
+			halfway()
+		}
 		f := append([]byte(nil), frames[i%len(frames)]...)
 		binary.BigEndian.PutUint64(f[offSeq:], uint64(i))
 		binary.BigEndian.PutUint16(f[offUDPCsum:], 0) // UDP checksum optional in IPv4
