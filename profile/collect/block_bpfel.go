@@ -13,6 +13,15 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type blockEarly struct {
+	_      structs.HostLayout
+	TsQ    uint64
+	TsG    uint64
+	Sector uint64
+	Dev    uint32
+	Bytes  uint32
+}
+
 type blockEvent struct {
 	_      structs.HostLayout
 	Ts     [5]uint64
@@ -36,11 +45,6 @@ type blockLayout struct {
 	Opcode   uint16
 }
 
-type blockOccupancy struct {
-	_   structs.HostLayout
-	Way [8]uint8
-}
-
 type blockStage struct {
 	_     structs.HostLayout
 	Words uint32
@@ -56,7 +60,8 @@ const (
 	blockMapCounters       = "counters"
 	blockMapEvents         = "events"
 	blockMapInflight       = "inflight"
-	blockMapOccupied       = "occupied"
+	blockMapLastBio        = "last_bio"
+	blockMapPending        = "pending"
 	blockMapStaged         = "staged"
 	blockProgBioQueue      = "bio_queue"
 	blockProgBtfBioQueue   = "btf_bio_queue"
@@ -76,7 +81,10 @@ const (
 	blockVarLayouts        = "layouts"
 	blockVarMaxBytes       = "max_bytes"
 	blockVarMinBytes       = "min_bytes"
+	blockVarNcpus          = "ncpus"
 	blockVarSampleN        = "sample_n"
+	blockVarSampleSalt     = "sample_salt"
+	blockVarUnusedEarly    = "unused_early"
 	blockVarUnusedEvent    = "unused_event"
 	blockVarWakeupBytes    = "wakeup_bytes"
 )
@@ -142,7 +150,8 @@ type blockMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
-	Occupied *ebpf.MapSpec `ebpf:"occupied"`
+	LastBio  *ebpf.MapSpec `ebpf:"last_bio"`
+	Pending  *ebpf.MapSpec `ebpf:"pending"`
 	Staged   *ebpf.MapSpec `ebpf:"staged"`
 }
 
@@ -158,7 +167,10 @@ type blockVariableSpecs struct {
 	Layouts     *ebpf.VariableSpec `ebpf:"layouts"`
 	MaxBytes    *ebpf.VariableSpec `ebpf:"max_bytes"`
 	MinBytes    *ebpf.VariableSpec `ebpf:"min_bytes"`
+	Ncpus       *ebpf.VariableSpec `ebpf:"ncpus"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
+	SampleSalt  *ebpf.VariableSpec `ebpf:"sample_salt"`
+	UnusedEarly *ebpf.VariableSpec `ebpf:"unused_early"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -186,7 +198,8 @@ type blockMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
 	Inflight *ebpf.Map `ebpf:"inflight"`
-	Occupied *ebpf.Map `ebpf:"occupied"`
+	LastBio  *ebpf.Map `ebpf:"last_bio"`
+	Pending  *ebpf.Map `ebpf:"pending"`
 	Staged   *ebpf.Map `ebpf:"staged"`
 }
 
@@ -195,7 +208,8 @@ func (m *blockMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Inflight,
-		m.Occupied,
+		m.LastBio,
+		m.Pending,
 		m.Staged,
 	)
 }
@@ -212,7 +226,10 @@ type blockVariables struct {
 	Layouts     *ebpf.Variable `ebpf:"layouts"`
 	MaxBytes    *ebpf.Variable `ebpf:"max_bytes"`
 	MinBytes    *ebpf.Variable `ebpf:"min_bytes"`
+	Ncpus       *ebpf.Variable `ebpf:"ncpus"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
+	SampleSalt  *ebpf.Variable `ebpf:"sample_salt"`
+	UnusedEarly *ebpf.Variable `ebpf:"unused_early"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -55,9 +56,11 @@ type BPF struct {
 	progs   []namedProg   // attached programs, for Cost
 	nvme    bool          // records of bpf/nvme.c (else bpf/block.c)
 	nkinds  [nvmeTPs]uint8
-	kprobe  bool   // the nvme programs include a kprobe
-	batch   []byte // records of the current ring buffer sample not yet returned
-	staged  bool   // the staging buffers were read after the ring ran dry
+	kprobe  bool     // the nvme programs include a kprobe
+	batch   []byte   // records of the current ring buffer sample not yet returned
+	staged  bool     // the staging buffers were read after the ring ran dry
+	clear   []string // maps of requests in flight, emptied when the programs are attached again
+	paused  bool     // the programs were detached by Pause
 }
 
 // namedProg is an attached program and what it is attached to.
@@ -163,9 +166,18 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	if first == noKind || first == last {
 		return nil, fmt.Errorf("bpf collector: fewer than two events of path %s can be observed", cfg.Path.Name)
 	}
-	if err := configure(spec, cfg, map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last}); err != nil {
+	ncpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("count CPUs: %w", err)
+	}
+	// pending has one region per CPU (bpf/block.c).
+	spec.Maps["pending"].MaxEntries *= uint32(ncpus)
+	consts := map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
+		"ncpus": uint32(ncpus), "sample_salt": rand.Uint64()}
+	if err := configure(spec, cfg, consts); err != nil {
 		return nil, err
 	}
+	c.clear = []string{"pending", "inflight"}
 	c.kinds = kinds
 	switch cfg.Programs {
 	case "", "auto":
@@ -430,12 +442,11 @@ func (c *BPF) Lost() int64 {
 	return int64(c.counter(0))
 }
 
-// Overwritten returns the requests whose in-kernel record was removed or
-// overwritten before it completed: the records of bios merged into another
-// request (removed when it is issued), of requests whose later events were
-// not seen (reused after a second), of the oldest request of a full set of
-// the table, and of the sector of a request that is not recorded
-// (filtered or not sampled).
+// Overwritten returns the requests whose in-kernel record was overwritten
+// before it completed: block requests whose entry or slot was taken over
+// by another request (all its probes held live requests, or its later
+// events were not seen for a second), nvme requests whose key started
+// again.
 func (c *BPF) Overwritten() int64 {
 	return int64(c.counter(2))
 }
@@ -499,7 +510,25 @@ func (c *BPF) Stop() {
 func (c *BPF) Pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.links) > 0 {
+		c.paused = true
+	}
 	c.detach()
+}
+
+// clearTables zeroes the maps of c.clear through their memory mapping
+// (they are BPF_F_MMAPABLE arrays); the programs are detached.
+func (c *BPF) clearTables() error {
+	for _, name := range c.clear {
+		mem, err := c.coll.Maps[name].Memory()
+		if err != nil {
+			return fmt.Errorf("map %s: %w", name, err)
+		}
+		if _, err := mem.WriteAt(make([]byte, mem.Size()), 0); err != nil {
+			return fmt.Errorf("clear map %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // Resume attaches the programs; see Pause.
@@ -508,6 +537,13 @@ func (c *BPF) Resume() error {
 	defer c.mu.Unlock()
 	if c.stopped || len(c.links) > 0 {
 		return nil
+	}
+	if c.paused {
+		// Requests in flight at the pause lost their later events: their
+		// entries would otherwise be taken for those of later requests.
+		if err := c.clearTables(); err != nil {
+			return err
+		}
 	}
 	for _, a := range c.attach {
 		l, err := a()

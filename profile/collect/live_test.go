@@ -446,11 +446,12 @@ func TestBPFManyInFlight(t *testing.T) {
 	}
 }
 
-// Bios that merge into a request leave records that no later event
-// finishes; the request's issue removes them (bpf/block.c,
-// forget_merged), counted as overwritten, so that they do not fill the
-// in-flight table. fio's batches of sequential 4 KiB reads merge in the
-// plug into requests of many bios.
+// Bios that merge into a request pass block_bio_queue but none of the
+// later events. Their entries in the per-CPU table of bpf/block.c count as
+// free once the next bio of the CPU arrives, so that they do not fill it;
+// every request the kernel completed must still be in a record, and no
+// request's entry is left behind. fio's batches of sequential 4 KiB reads
+// merge in the plug into requests of many bios.
 func TestBPFMergedBios(t *testing.T) {
 	needLive(t)
 	dev := loopDevice(t, 32)
@@ -463,6 +464,7 @@ func TestBPFMergedBios(t *testing.T) {
 	cmd := exec.Command("fio", "--name=p", "--filename=/dev/"+dev, "--rw=read", "--bs=4k", "--iodepth=64",
 		"--iodepth_batch_submit=32", "--iodepth_batch_complete_min=32", "--ioengine=libaio", "--direct=1",
 		"--time_based", "--runtime=1s", "--minimal")
+	before := diskReads(t, dev)
 	var records int64
 	out := readDuring(t, c, cmd, func(r *analyze.Record) {
 		if r.Op == event.OpRead {
@@ -470,22 +472,44 @@ func TestBPFMergedBios(t *testing.T) {
 		}
 	})
 	reads := fioReads(t, cmd, out)
-	overwritten := c.Overwritten()
+	after := diskReads(t, dev)
+	requests, merged := after[0]-before[0], after[1]-before[1]
 	var left int
-	var ev blockEvent
-	for i := uint32(0); i < c.coll.Maps["inflight"].MaxEntries(); i++ {
-		if err := c.coll.Maps["inflight"].Lookup(i, &ev); err != nil {
+	var e blockEarly
+	for i := uint32(0); i < c.coll.Maps["pending"].MaxEntries(); i++ {
+		if err := c.coll.Maps["pending"].Lookup(i, &e); err != nil {
 			t.Fatal(err)
 		}
-		if ev.Dev != 0 {
+		if e.Dev != 0 && e.TsG != 0 {
 			left++
 		}
 	}
-	t.Logf("%d reads, %d records, %d overwritten, %d records left in the table", reads, records, overwritten, left)
-	if records*4 > reads {
-		t.Fatalf("%d requests for %d reads: too few merges to test", records, reads)
+	t.Logf("%d reads: %d requests, %d merged (kernel); %d records, %d requests left in pending", reads, requests, merged, records, left)
+	if merged*4 < reads*3 {
+		t.Fatalf("%d of %d reads merged: too few merges to test", merged, reads)
 	}
-	if got := records + overwritten; got < reads-reads/100 || got > reads+64 || left > 64 {
-		t.Errorf("%d reads; %d records, %d overwritten (merged), %d records left in the table", reads, records, overwritten, left)
+	// Other readers of a new device (udev's probes) may add a few; up to
+	// 5% short: block_rq_complete runs that the programs miss
+	// (docs/profile.md, "Not done yet").
+	if records < requests-requests/20 || records > requests+64 || left > 0 {
+		t.Errorf("kernel completed %d read requests; %d records, %d requests left in pending", requests, records, left)
 	}
+}
+
+// diskReads returns the reads completed and the reads merged of a block
+// device, from /sys/block/DEV/stat.
+func diskReads(t *testing.T, dev string) [2]int64 {
+	t.Helper()
+	b, err := os.ReadFile("/sys/block/" + dev + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	var n [2]int64
+	for i := range n {
+		if n[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+	}
+	return n
 }
