@@ -170,14 +170,15 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("count CPUs: %w", err)
 	}
-	// pending has one region per CPU (bpf/block.c).
+	// pending has one region per CPU, last_bio one entry (bpf/block.c).
+	spec.Maps["last_bio"].MaxEntries = 2 * uint32(ncpus)
 	spec.Maps["pending"].MaxEntries *= uint32(ncpus)
 	consts := map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
 		"ncpus": uint32(ncpus), "sample_salt": rand.Uint64()}
 	if err := configure(spec, cfg, consts); err != nil {
 		return nil, err
 	}
-	c.clear = []string{"pending", "inflight"}
+	c.clear = []string{"last_bio", "pending", "inflight"}
 	c.kinds = kinds
 	switch cfg.Programs {
 	case "", "auto":

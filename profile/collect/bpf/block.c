@@ -12,11 +12,11 @@
 //    from its own arguments: an event of a request left out returns after
 //    one load and a multiplication, without a map lookup or a clock read.
 //  - block_bio_queue and block_getrq of a bio run on the submitting CPU,
-//    back to back. They keep the request's facts in that CPU's region of
-//    pending, where they wait for the request's first request event,
-//    which usually runs on the same CPU (the plug's flush). A bio that
-//    merges into another request never reaches block_getrq; its entry is
-//    freed when the CPU's next bio arrives.
+//    back to back. The first keeps the bio's facts in a per-CPU line, the
+//    second files them in that CPU's region of pending, where they wait
+//    for the request's first request event, which usually runs on the
+//    same CPU (the plug's flush). A bio that merges into another request
+//    never reaches block_getrq and leaves nothing behind.
 //  - The first request event (block_rq_insert, or block_rq_issue where
 //    the queue has no scheduler) takes the request's facts from pending,
 //    on its own CPU first, and starts its record in the in-flight table,
@@ -107,7 +107,7 @@ _Static_assert(sizeof(struct early) == 32, "two entries to a cache line");
 struct early *unused_early __attribute__((unused));
 
 #define FILTERED 0x80000000U // no request is 2 GiB
-#define PEND 256             // entries per CPU
+#define PEND 128             // entries per CPU
 #define PEND_PROBES 4
 #define SLOTS 2048           // in-flight table
 #define SLOT_PROBES 8
@@ -128,15 +128,18 @@ struct {
 	__type(value, struct early);
 } pending SEC(".maps");
 
-// Per CPU: the pending entry of the last block_bio_queue, plus one (0:
-// none). When the next bio arrives, an entry that has not passed
-// block_getrq by then belongs to a bio that merged into another request
-// (block_getrq follows block_bio_queue at once), and is freed.
+// Per CPU (user space sizes it to 2 * ncpus entries, and a CPU uses the
+// even one, so that no two CPUs share a line): the facts of the last
+// bio that passed block_bio_queue, one line that stays in the CPU's
+// cache. block_getrq follows block_bio_queue at once, and files the facts
+// in pending; a bio that merges into another request never reaches
+// block_getrq and is overwritten by the next.
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct early);
 } last_bio SEC(".maps");
 
 // Requests from their first request event to their last event.
@@ -199,10 +202,9 @@ static __always_inline __u32 put_pending(__u32 cpu, __u32 h, struct early *e, __
 	return vidx + 1;
 }
 
-// find_pending looks for the request (dev, sector) in cpu's region of
-// pending and returns its index plus one, or 0. A global function: the
-// verifier checks it once, not once per CPU of the loop in rq_event.
-__attribute__((noinline)) int find_pending(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
+// find_local looks for the request (dev, sector) in cpu's region of
+// pending and returns its index plus one, or 0.
+static __always_inline int find_local(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
 {
 	__u32 base = cpu * PEND;
 #pragma unroll
@@ -213,6 +215,13 @@ __attribute__((noinline)) int find_pending(__u32 cpu, __u32 h, __u32 dev, __u64 
 			return idx + 1;
 	}
 	return 0;
+}
+
+// find_pending is find_local as a global function: the verifier checks it
+// once, not once per CPU of the loop in find_elsewhere.
+__attribute__((noinline)) int find_pending(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
+{
+	return find_local(cpu, h, dev, sector);
 }
 
 // find_elsewhere looks for the request in the regions of the CPUs other
@@ -230,18 +239,22 @@ static __always_inline __u64 find_elsewhere(__u32 cpu, __u32 h, __u32 dev, __u64
 	return 0;
 }
 
+static __always_inline struct early *last_of(__u32 cpu)
+{
+	__u32 i = cpu * 2;
+	return bpf_map_lookup_elem(&last_bio, &i);
+}
+
 // bio_event follows a request through block_bio_queue or block_getrq.
 static __always_inline int bio_event(int tp, struct facts *f)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 h = mix32(f->sector ^ ((__u64)f->dev << 40));
 	__u64 now = bpf_ktime_get_ns();
+	struct early e = {};
 	if (kinds[tp] == first_kind) {
-		struct early e = {
-			.sector = f->sector,
-			.dev = f->dev,
-			.bytes = f->bytes & ~FILTERED,
-		};
+		e.sector = f->sector;
+		e.dev = f->dev;
+		e.bytes = f->bytes & ~FILTERED;
 		if (!wanted(f->op, f->bytes)) {
 			count(3);
 			e.bytes |= FILTERED;
@@ -250,31 +263,36 @@ static __always_inline int bio_event(int tp, struct facts *f)
 			e.ts_q = now;
 		else
 			e.ts_g = now;
-		__u32 zero = 0;
-		__u32 *last = tp == TP_BIO_QUEUE && kinds[TP_GETRQ] != NO_KIND ? bpf_map_lookup_elem(&last_bio, &zero) : 0;
-		if (last && *last) {
-			struct early *p = entry(*last - 1);
-			if (p && p->dev && !p->ts_g)
-				p->dev = 0; // merged
+		if (tp == TP_BIO_QUEUE && kinds[TP_GETRQ] != NO_KIND) {
+			struct early *l = last_of(cpu);
+			if (l)
+				*l = e;
+			return 0;
 		}
-		__u32 idx = put_pending(cpu, h, &e, now);
-		if (last)
-			*last = idx;
-		return 0;
+	} else {
+		if (tp != TP_GETRQ)
+			return 0;
+		// Usually block_bio_queue ran just before on this CPU; else
+		// the task moved after it.
+		struct early *l = last_of(cpu);
+		if (!l || l->dev != f->dev || l->sector != f->sector) {
+			l = 0;
+#pragma clang loop unroll(disable)
+			for (__u32 c = 0; c < 1024 && c < ncpus; c++) {
+				struct early *o = last_of(c);
+				if (c != cpu && o && o->dev == f->dev && o->sector == f->sector) {
+					l = o;
+					break;
+				}
+			}
+			if (!l)
+				return 0;
+		}
+		e = *l;
+		l->dev = 0;
+		e.ts_g = now;
 	}
-	if (tp != TP_GETRQ)
-		return 0;
-	// Usually the entry block_bio_queue made just before on this CPU.
-	__u32 zero = 0;
-	__u32 *last = bpf_map_lookup_elem(&last_bio, &zero);
-	struct early *p = last && *last ? entry(*last - 1) : 0;
-	if (!p || p->dev != f->dev || p->sector != f->sector) {
-		// The task moved to this CPU after block_bio_queue.
-		__u32 idx = find_elsewhere(cpu, h, f->dev, f->sector) & 0xffffffff;
-		p = idx ? entry(idx - 1) : 0;
-	}
-	if (p && !p->ts_g)
-		p->ts_g = now;
+	put_pending(cpu, mix32(f->sector ^ ((__u64)f->dev << 40)), &e, now);
 	return 0;
 }
 
@@ -392,7 +410,7 @@ static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 
 	int bio_first = first_kind == kinds[TP_BIO_QUEUE] || first_kind == kinds[TP_GETRQ];
 	__u32 h = mix32(f->sector ^ ((__u64)f->dev << 40));
 	__u16 from = cpu;
-	int idx = bio_first ? find_pending(cpu, h, f->dev, f->sector) : 0;
+	int idx = bio_first ? find_local(cpu, h, f->dev, f->sector) : 0;
 	r = idx ? 0 : find(idx0, ident, f->dev, f->sector);
 	if (!idx && !r && bio_first) {
 		__u64 at = find_elsewhere(cpu, h, f->dev, f->sector);
