@@ -84,6 +84,8 @@ const (
 	blockVarNcpus          = "ncpus"
 	blockVarSampleN        = "sample_n"
 	blockVarSampleSalt     = "sample_salt"
+	blockVarSlotMask       = "slot_mask"
+	blockVarSlotStride     = "slot_stride"
 	blockVarUnusedEarly    = "unused_early"
 	blockVarUnusedEvent    = "unused_event"
 	blockVarWakeupBytes    = "wakeup_bytes"
@@ -170,6 +172,8 @@ type blockVariableSpecs struct {
 	Ncpus       *ebpf.VariableSpec `ebpf:"ncpus"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
 	SampleSalt  *ebpf.VariableSpec `ebpf:"sample_salt"`
+	SlotMask    *ebpf.VariableSpec `ebpf:"slot_mask"`
+	SlotStride  *ebpf.VariableSpec `ebpf:"slot_stride"`
 	UnusedEarly *ebpf.VariableSpec `ebpf:"unused_early"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
@@ -229,6 +233,8 @@ type blockVariables struct {
 	Ncpus       *ebpf.Variable `ebpf:"ncpus"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
 	SampleSalt  *ebpf.Variable `ebpf:"sample_salt"`
+	SlotMask    *ebpf.Variable `ebpf:"slot_mask"`
+	SlotStride  *ebpf.Variable `ebpf:"slot_stride"`
 	UnusedEarly *ebpf.Variable `ebpf:"unused_early"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`

@@ -175,6 +175,15 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	spec.Maps["pending"].MaxEntries *= uint32(ncpus)
 	consts := map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
 		"ncpus": uint32(ncpus), "sample_salt": rand.Uint64()}
+	if cfg.Dev != 0 {
+		if stride, slots, ok := slotLayout("/sys", cfg.Dev); ok {
+			consts["slot_stride"] = stride
+			if slots > spec.Maps["inflight"].MaxEntries {
+				spec.Maps["inflight"].MaxEntries = slots
+			}
+		}
+	}
+	consts["slot_mask"] = spec.Maps["inflight"].MaxEntries - 1
 	if err := configure(spec, cfg, consts); err != nil {
 		return nil, err
 	}

@@ -20,9 +20,12 @@
 //  - The first request event (block_rq_insert, or block_rq_issue where
 //    the queue has no scheduler) takes the request's facts from pending,
 //    on its own CPU first, and starts its record in the in-flight table,
-//    at a slot indexed by the request's tag and hardware queue: with one
-//    device profiled a request always finds its slot at the first probe,
-//    and the table's touched part is the queue depth times one line.
+//    at a slot indexed by the request's tag and hardware queue. With a
+//    device filter the table is sized to that device (slot_stride), every
+//    request in flight has a slot of its own, written without being read
+//    first, and the table's touched part is the queue depth times one
+//    line; otherwise slots are probed and told apart by the request's
+//    address.
 //    The completion reads the slot and stages a copy; it writes nothing
 //    to it, since the next request of the same tag rewrites the slot at
 //    its own start. So one line per request moves between CPUs (issue on
@@ -68,6 +71,13 @@ volatile const struct layout layouts[TP_MAX];
 volatile const __u8 kinds[TP_MAX];  // path event index per tracepoint, NO_KIND if unused
 volatile const __u32 ncpus = 1;     // possible CPUs: pending has a region for each
 volatile const __u64 sample_salt;   // set per run, so that runs sample different sectors
+// With a device filter, user space sizes the in-flight table to the
+// device's hardware queues times slot_stride (a power of two above its
+// tag depth) and sets slot_stride: a request's slot is then its own
+// (queue * slot_stride + tag), and its first request event writes it
+// without reading it first. 0: slots are probed.
+volatile const __u32 slot_stride;
+volatile const __u32 slot_mask = 2048 - 1; // entries of inflight minus one
 
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 
@@ -109,7 +119,7 @@ struct early *unused_early __attribute__((unused));
 #define FILTERED 0x80000000U // no request is 2 GiB
 #define PEND 128             // entries per CPU
 #define PEND_PROBES 4
-#define SLOTS 2048           // in-flight table
+#define SLOTS 2048           // in-flight table, unless sized by user space
 #define SLOT_PROBES 8
 #define STALE_NS 1000000000ULL
 
@@ -158,7 +168,7 @@ static __always_inline struct early *entry(__u32 i)
 
 static __always_inline struct event *slot(__u32 i)
 {
-	i &= SLOTS - 1;
+	i &= slot_mask;
 	return bpf_map_lookup_elem(&inflight, &i);
 }
 
@@ -296,12 +306,15 @@ static __always_inline int bio_event(int tp, struct facts *f)
 	return 0;
 }
 
-// claim picks the in-flight slot for a request: the first of SLOT_PROBES
-// slots from idx0 that is free, or held by an earlier request of the same
-// identity (finished, or its last event was missed), or stale at now; if
-// all hold live requests the first is overwritten (counted).
-static __always_inline struct event *claim(__u32 idx0, __u64 ident, __u32 dev, __u64 sector, __u64 now)
+// claim picks the in-flight slot for a request: idx0 if the slot is its
+// own (own), else the first of SLOT_PROBES slots from idx0 that is free,
+// or held by an earlier request of the same identity (finished, or its
+// last event was missed), or stale at now; if all hold live requests the
+// first is overwritten (counted).
+static __always_inline struct event *claim(__u32 idx0, int own, __u64 ident, __u32 dev, __u64 sector, __u64 now)
 {
+	if (own)
+		return slot(idx0);
 	struct event *victim = 0;
 #pragma clang loop unroll(disable)
 	for (int i = 0; i < SLOT_PROBES; i++) {
@@ -325,9 +338,16 @@ static __always_inline struct event *claim(__u32 idx0, __u64 ident, __u32 dev, _
 	return victim;
 }
 
-// find returns the in-flight slot of the request, if any.
-static __always_inline struct event *find(__u32 idx0, __u64 ident, __u32 dev, __u64 sector)
+// find returns the in-flight slot of the request, if any: idx0 if the
+// slot is its own, else the first of SLOT_PROBES from idx0 that holds it.
+static __always_inline struct event *find(__u32 idx0, int own, __u64 ident, __u32 dev, __u64 sector)
 {
+	if (own) {
+		struct event *r = slot(idx0);
+		if (r && r->dev == dev && r->sector == sector && r->ts[TP_RQ_COMPLETE] == ident)
+			return r;
+		return 0;
+	}
 #pragma clang loop unroll(disable)
 	for (int i = 0; i < SLOT_PROBES; i++) {
 		struct event *r = slot(idx0 + i);
@@ -384,7 +404,7 @@ static __always_inline void finish(struct event *r, int tp, __u64 ident, __u64 n
 // rq_event follows a request through block_rq_insert, block_rq_issue or
 // block_rq_complete. ident tells the request apart from others in the
 // same slots (0: by dev and sector), idx0 is its first slot.
-static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 idx0)
+static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 idx0, int own)
 {
 	__u16 cpu = bpf_get_smp_processor_id();
 	__u64 now = bpf_ktime_get_ns();
@@ -396,7 +416,7 @@ static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 
 			count(3);
 			e.bytes |= FILTERED;
 		}
-		r = claim(idx0, ident, f->dev, f->sector, now);
+		r = claim(idx0, own, ident, f->dev, f->sector, now);
 		if (!r)
 			return 0;
 		start(r, &e, f, ident, cpu);
@@ -408,10 +428,14 @@ static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 
 	// facts in pending, on this CPU or (rarely) another; later ones find
 	// the slot.
 	int bio_first = first_kind == kinds[TP_BIO_QUEUE] || first_kind == kinds[TP_GETRQ];
+	// The completion follows the issue (or insertion) of its request: it
+	// looks in pending only for a path without those.
+	if (tp == TP_RQ_COMPLETE && (kinds[TP_RQ_ISSUE] != NO_KIND || kinds[TP_RQ_INSERT] != NO_KIND))
+		bio_first = 0;
 	__u32 h = mix32(f->sector ^ ((__u64)f->dev << 40));
 	__u16 from = cpu;
 	int idx = bio_first ? find_local(cpu, h, f->dev, f->sector) : 0;
-	r = idx ? 0 : find(idx0, ident, f->dev, f->sector);
+	r = idx ? 0 : find(idx0, own, ident, f->dev, f->sector);
 	if (!idx && !r && bio_first) {
 		__u64 at = find_elsewhere(cpu, h, f->dev, f->sector);
 		idx = at & 0xffffffff;
@@ -421,7 +445,7 @@ static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 
 			// programs were attached): its slot must not keep an
 			// earlier request of the same tag for the later events
 			// to find.
-			r = claim(idx0, ident, f->dev, f->sector, now);
+			r = claim(idx0, own, ident, f->dev, f->sector, now);
 			if (r) {
 				start(r, &e, f, ident, cpu);
 				r->bytes = FILTERED;
@@ -435,7 +459,7 @@ static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 
 			return 0;
 		e = *p;
 		p->dev = 0;
-		r = claim(idx0, ident, f->dev, f->sector, now);
+		r = claim(idx0, own, ident, f->dev, f->sector, now);
 		if (!r)
 			return 0;
 		start(r, &e, f, ident, from);
@@ -553,7 +577,10 @@ static __always_inline int from_rq(int tp, struct request *rq, __u32 bytes)
 		tag = rq->tag;
 	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
 	__u32 queue = hctx ? hctx->queue_num : 0;
-	return rq_event(tp, &f, (__u64)rq, (__u32)tag + queue * 1031 + mix32(f.dev));
+	__u32 stride = slot_stride;
+	if (stride && (__u32)tag < stride)
+		return rq_event(tp, &f, (__u64)rq, queue * stride + (__u32)tag, 1);
+	return rq_event(tp, &f, (__u64)rq, (__u32)tag + queue * 1031 + mix32(f.dev), 0);
 }
 
 SEC("tp_btf/block_bio_queue")
@@ -597,7 +624,7 @@ static __always_inline int handle(void *ctx, int tp)
 		return 0;
 	if (tp <= TP_GETRQ)
 		return bio_event(tp, &f);
-	return rq_event(tp, &f, 0, mix32(f.sector ^ ((__u64)f.dev << 40)));
+	return rq_event(tp, &f, 0, mix32(f.sector ^ ((__u64)f.dev << 40)), 0);
 }
 
 SEC("tracepoint/block/block_bio_queue")
