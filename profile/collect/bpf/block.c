@@ -180,36 +180,30 @@ static __always_inline __u64 later(__u64 a, __u64 b)
 // put_pending files a request's early facts, which started at now, in the
 // CPU's region of pending, at the first of PEND_PROBES entries from its
 // hash that is free: empty, of the same (dev, sector), or stale. When all
-// hold live requests the first is overwritten (counted). It returns the
-// entry's index plus one, or 0.
-static __always_inline __u32 put_pending(__u32 cpu, __u32 h, struct early *e, __u64 now)
+// hold live requests the first is overwritten (counted).
+static __always_inline void put_pending(__u32 cpu, __u32 h, struct early *e, __u64 now)
 {
 	__u32 base = cpu * PEND;
 	struct early *victim = 0;
-	__u32 vidx = 0;
 #pragma unroll
 	for (int i = 0; i < PEND_PROBES; i++) {
-		__u32 idx = base + ((h + i) & (PEND - 1));
-		struct early *p = entry(idx);
+		struct early *p = entry(base + ((h + i) & (PEND - 1)));
 		if (!p)
-			return 0;
+			return;
 		if (p->dev && !(p->dev == e->dev && p->sector == e->sector) && now - later(p->ts_q, p->ts_g) < STALE_NS) {
-			if (!victim) {
+			if (!victim)
 				victim = p;
-				vidx = idx;
-			}
 			continue;
 		}
 		if (p->dev && !(p->bytes & FILTERED))
 			count(2);
 		*p = *e;
-		return idx + 1;
+		return;
 	}
-	if (!victim)
-		return 0;
-	count(2);
-	*victim = *e;
-	return vidx + 1;
+	if (victim) {
+		count(2);
+		*victim = *e;
+	}
 }
 
 // find_local looks for the request (dev, sector) in cpu's region of
