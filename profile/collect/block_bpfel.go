@@ -13,15 +13,6 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-type blockEarly struct {
-	_      structs.HostLayout
-	TsQ    uint64
-	TsG    uint64
-	Sector uint64
-	Dev    uint32
-	Bytes  uint32
-}
-
 type blockEvent struct {
 	_      structs.HostLayout
 	Ts     [5]uint64
@@ -45,6 +36,11 @@ type blockLayout struct {
 	Opcode   uint16
 }
 
+type blockOccupancy struct {
+	_   structs.HostLayout
+	Way [8]uint8
+}
+
 type blockStage struct {
 	_     structs.HostLayout
 	Words uint32
@@ -60,8 +56,7 @@ const (
 	blockMapCounters       = "counters"
 	blockMapEvents         = "events"
 	blockMapInflight       = "inflight"
-	blockMapLastBio        = "last_bio"
-	blockMapPending        = "pending"
+	blockMapOccupied       = "occupied"
 	blockMapStaged         = "staged"
 	blockProgBioQueue      = "bio_queue"
 	blockProgBtfBioQueue   = "btf_bio_queue"
@@ -81,12 +76,8 @@ const (
 	blockVarLayouts        = "layouts"
 	blockVarMaxBytes       = "max_bytes"
 	blockVarMinBytes       = "min_bytes"
-	blockVarNcpus          = "ncpus"
 	blockVarSampleN        = "sample_n"
 	blockVarSampleSalt     = "sample_salt"
-	blockVarSlotMask       = "slot_mask"
-	blockVarSlotStride     = "slot_stride"
-	blockVarUnusedEarly    = "unused_early"
 	blockVarUnusedEvent    = "unused_event"
 	blockVarWakeupBytes    = "wakeup_bytes"
 )
@@ -152,8 +143,7 @@ type blockMapSpecs struct {
 	Counters *ebpf.MapSpec `ebpf:"counters"`
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Inflight *ebpf.MapSpec `ebpf:"inflight"`
-	LastBio  *ebpf.MapSpec `ebpf:"last_bio"`
-	Pending  *ebpf.MapSpec `ebpf:"pending"`
+	Occupied *ebpf.MapSpec `ebpf:"occupied"`
 	Staged   *ebpf.MapSpec `ebpf:"staged"`
 }
 
@@ -169,12 +159,8 @@ type blockVariableSpecs struct {
 	Layouts     *ebpf.VariableSpec `ebpf:"layouts"`
 	MaxBytes    *ebpf.VariableSpec `ebpf:"max_bytes"`
 	MinBytes    *ebpf.VariableSpec `ebpf:"min_bytes"`
-	Ncpus       *ebpf.VariableSpec `ebpf:"ncpus"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
 	SampleSalt  *ebpf.VariableSpec `ebpf:"sample_salt"`
-	SlotMask    *ebpf.VariableSpec `ebpf:"slot_mask"`
-	SlotStride  *ebpf.VariableSpec `ebpf:"slot_stride"`
-	UnusedEarly *ebpf.VariableSpec `ebpf:"unused_early"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
 	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
 }
@@ -202,8 +188,7 @@ type blockMaps struct {
 	Counters *ebpf.Map `ebpf:"counters"`
 	Events   *ebpf.Map `ebpf:"events"`
 	Inflight *ebpf.Map `ebpf:"inflight"`
-	LastBio  *ebpf.Map `ebpf:"last_bio"`
-	Pending  *ebpf.Map `ebpf:"pending"`
+	Occupied *ebpf.Map `ebpf:"occupied"`
 	Staged   *ebpf.Map `ebpf:"staged"`
 }
 
@@ -212,8 +197,7 @@ func (m *blockMaps) Close() error {
 		m.Counters,
 		m.Events,
 		m.Inflight,
-		m.LastBio,
-		m.Pending,
+		m.Occupied,
 		m.Staged,
 	)
 }
@@ -230,12 +214,8 @@ type blockVariables struct {
 	Layouts     *ebpf.Variable `ebpf:"layouts"`
 	MaxBytes    *ebpf.Variable `ebpf:"max_bytes"`
 	MinBytes    *ebpf.Variable `ebpf:"min_bytes"`
-	Ncpus       *ebpf.Variable `ebpf:"ncpus"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
 	SampleSalt  *ebpf.Variable `ebpf:"sample_salt"`
-	SlotMask    *ebpf.Variable `ebpf:"slot_mask"`
-	SlotStride  *ebpf.Variable `ebpf:"slot_stride"`
-	UnusedEarly *ebpf.Variable `ebpf:"unused_early"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`
 	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
 }

@@ -166,28 +166,12 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	if first == noKind || first == last {
 		return nil, fmt.Errorf("bpf collector: fewer than two events of path %s can be observed", cfg.Path.Name)
 	}
-	ncpus, err := ebpf.PossibleCPU()
-	if err != nil {
-		return nil, fmt.Errorf("count CPUs: %w", err)
-	}
-	// pending has one region per CPU, last_bio one entry (bpf/block.c).
-	spec.Maps["last_bio"].MaxEntries = 2 * uint32(ncpus)
-	spec.Maps["pending"].MaxEntries *= uint32(ncpus)
 	consts := map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
-		"ncpus": uint32(ncpus), "sample_salt": rand.Uint64()}
-	if cfg.Dev != 0 {
-		if stride, slots, ok := slotLayout("/sys", cfg.Dev); ok {
-			consts["slot_stride"] = stride
-			if slots > spec.Maps["inflight"].MaxEntries {
-				spec.Maps["inflight"].MaxEntries = slots
-			}
-		}
-	}
-	consts["slot_mask"] = spec.Maps["inflight"].MaxEntries - 1
+		"sample_salt": rand.Uint64()}
 	if err := configure(spec, cfg, consts); err != nil {
 		return nil, err
 	}
-	c.clear = []string{"last_bio", "pending", "inflight"}
+	c.clear = []string{"inflight", "occupied"}
 	c.kinds = kinds
 	switch cfg.Programs {
 	case "", "auto":

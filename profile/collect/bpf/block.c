@@ -1,35 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Block-layer request records for dpperf profile. Each block tracepoint the
-// path uses gets one program; the last event of the path sends the whole
-// record of a request (one record per request, not per event) through the
-// per-CPU staging and the ring buffer (common.h).
-//
-// What a request costs is mostly cache lines and clock reads, so the
-// programs keep the lines a request touches few and local:
-//
-//  - Sampling (1 of N) is a function of the request's first sector and a
-//    per-run salt, so every event of a request reaches the same decision
-//    from its own arguments: an event of a request left out returns after
-//    one load and a multiplication, without a map lookup or a clock read.
-//  - block_bio_queue and block_getrq of a bio run on the submitting CPU,
-//    back to back. The first keeps the bio's facts in a per-CPU line, the
-//    second files them in that CPU's region of pending, where they wait
-//    for the request's first request event, which usually runs on the
-//    same CPU (the plug's flush). A bio that merges into another request
-//    never reaches block_getrq and leaves nothing behind.
-//  - The first request event (block_rq_insert, or block_rq_issue where
-//    the queue has no scheduler) takes the request's facts from pending,
-//    on its own CPU first, and starts its record in the in-flight table,
-//    at a slot indexed by the request's tag and hardware queue. With a
-//    device filter the table is sized to that device (slot_stride), every
-//    request in flight has a slot of its own, written without being read
-//    first, and the table's touched part is the queue depth times one
-//    line; otherwise slots are probed and told apart by the request's
-//    address.
-//    The completion reads the slot and stages a copy; it writes nothing
-//    to it, since the next request of the same tag rewrites the slot at
-//    its own start. So one line per request moves between CPUs (issue on
-//    the submitting CPU, completion where the device completes).
+// path uses gets one program. Every event first decides whether its
+// request is sampled (1 of N, from the request's first sector, see keep),
+// and an event of a request left out returns there. The first event of the
+// path applies the device, type and size filter and starts the record in
+// a table indexed by a hash of (dev, sector), see inflight; later events
+// add their timestamp to the record,
+// and the last event sends the whole record (one record per request, not
+// per event) and removes it. Records are staged per CPU and go to user
+// space through a ring buffer in batches, which the reader polls
+// (common.h); records lost to a full ring are counted in a per-CPU array.
 //
 // Two program sets read the same facts. The tp_btf programs get the
 // kernel's struct request / struct bio pointers directly (no trace record
@@ -37,9 +17,7 @@
 // kernel's BTF through CO-RE relocations. The tracepoint programs read the
 // formatted trace record, at offsets user space takes from the tracefs
 // format files and sets as read-only constants before loading; they serve
-// kernels without BTF. Without the request's address they index the
-// in-flight table by a hash of (dev, sector), tell requests apart by
-// those two, and free a slot at the request's last event.
+// kernels without BTF.
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -49,9 +27,6 @@
 #define TP_COUNT 5
 
 // One finished request: the time it passed each tracepoint (0: not seen).
-// While the request is in flight ts[TP_RQ_COMPLETE] holds its identity
-// (the struct request's address for tp_btf programs, 0 for tracepoint
-// programs), and bytes may carry FILTERED.
 struct event {
 	__u64 ts[TP_COUNT];
 	__u64 sector;
@@ -69,397 +44,262 @@ enum { TP_BIO_QUEUE, TP_GETRQ, TP_RQ_INSERT, TP_RQ_ISSUE, TP_RQ_COMPLETE, TP_MAX
 
 volatile const struct layout layouts[TP_MAX];
 volatile const __u8 kinds[TP_MAX];  // path event index per tracepoint, NO_KIND if unused
-volatile const __u32 ncpus = 1;     // possible CPUs: pending has a region for each
 volatile const __u64 sample_salt;   // set per run, so that runs sample different sectors
-// With a device filter, user space sizes the in-flight table to the
-// device's hardware queues times slot_stride (a power of two above its
-// tag depth) and sets slot_stride: a request's slot is then its own
-// (queue * slot_stride + tag), and its first request event writes it
-// without reading it first. 0: slots are probed.
-volatile const __u32 slot_stride;
-volatile const __u32 slot_mask = 2048 - 1; // entries of inflight minus one
-
-#define GOLDEN 0x9E3779B97F4A7C15ULL
-
-// mix32 spreads a key over 32 bits (Fibonacci hashing: neighbouring
-// sectors land far apart).
-static __always_inline __u32 mix32(__u64 x)
-{
-	return (__u32)((x * GOLDEN) >> 32);
-}
 
 // keep says whether the request starting at sector is one of the 1 of
-// sample_n recorded: the hash of the sector and the run's salt falls in the
-// first 1/sample_n of its range. A request's events agree since they see
-// the same first sector. So each request is kept with probability 1/N,
-// whatever the order of arrival; a workload that reads the same few
-// sectors over and over keeps all or none of them in one run.
+// sample_n recorded: a hash of the sector and the run's salt falls in the
+// first 1/sample_n of its range. Every event of a request sees the same
+// first sector and comes to the same decision from its own arguments, so
+// an event of a request left out returns after one load and a
+// multiplication, without a map lookup or a clock read. Each request is
+// kept with probability 1/N whatever the order of arrival; a workload
+// that reads the same few sectors over and over keeps all or none of them
+// in one run.
 static __always_inline int keep(__u64 sector)
 {
 	__u32 n = sample_n;
 	if (n <= 1)
 		return 1;
-	return (((__u64)mix32(sector ^ sample_salt) * n) >> 32) == 0;
+	__u32 h = (__u32)(((sector ^ sample_salt) * 0x9E3779B97F4A7C15ULL) >> 32);
+	return (((__u64)h * n) >> 32) == 0;
 }
 
-// What the bio events learnt of a request, until its first request event.
-// bytes has FILTERED set for a request the type and size filter rejected
-// (kept so that its later events find it and drop it).
-struct early {
-	__u64 ts_q;
-	__u64 ts_g;
-	__u64 sector;
-	__u32 dev;
-	__u32 bytes;
-};
-_Static_assert(sizeof(struct early) == 32, "two entries to a cache line");
-
-struct early *unused_early __attribute__((unused));
-
-#define FILTERED 0x80000000U // no request is 2 GiB
-#define PEND 128             // entries per CPU
-#define PEND_PROBES 4
-#define SLOTS 2048           // in-flight table, unless sized by user space
-#define SLOT_PROBES 8
+// Requests in flight, in a set-associative table: a request lives in one
+// of the WAYS slots of the set its (dev, sector) hashes to. An array lookup
+// is a few instructions with no lock or helper call. What the table costs
+// is its cache misses: a 65536-entry map (LRU hash, plain hash or array
+// alike, 4 MiB) missed the caches and the TLB on every request, and even
+// a 64 KiB table of 512 two-slot pairs missed on the first touch of a slot
+// (a random line last used milliseconds ago). So the ways are banks of
+// their own and a request takes the first free way: with few requests in
+// flight nearly all of them use way 0, 8 KiB that stay in the caches, and
+// the other ways serve bursts. The ways other than 0 are marked in use in
+// a byte each (occupied), so that an event whose request is not in way 0
+// reads the ways in use only, and a request not recorded at all
+// (filtered) costs one more read of a line that stays cached.
+// When all ways of a set hold live requests the oldest one is overwritten
+// (counted); records left behind by bios merged into another request are
+// removed when the request is issued (forget_merged), others (a request
+// whose later events were not seen) count as free after a second.
+#define SET_BITS 7
+#define WAYS 8
+#define SETS (1 << SET_BITS)
 #define STALE_NS 1000000000ULL
 
-// pending holds one region of PEND entries per CPU (user space sizes it to
-// ncpus regions): an array lookup is a few instructions, and a CPU's
-// region is lines no other CPU writes, except where a request's first
-// request event runs on another CPU than its bio events. BPF_F_MMAPABLE
-// puts the values on a page boundary, so that regions and slots start on
-// cache lines; user space clears the tables through the mapping when the
-// programs are attached again (Resume).
+// BPF_F_MMAPABLE puts the slots on a page boundary (nothing maps them): a
+// plain array's values are only 8-byte aligned, so that every 64-byte
+// record straddled two cache lines.
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PEND);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct early);
-} pending SEC(".maps");
-
-// Per CPU (user space sizes it to 2 * ncpus entries, and a CPU uses the
-// even one, so that no two CPUs share a line): the facts of the last
-// bio that passed block_bio_queue, one line that stays in the CPU's
-// cache. block_getrq follows block_bio_queue at once, and files the facts
-// in pending; a bio that merges into another request never reaches
-// block_getrq and is overwritten by the next.
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct early);
-} last_bio SEC(".maps");
-
-// Requests from their first request event to their last event.
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SLOTS);
+	__uint(max_entries, WAYS * SETS);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct event);
 } inflight SEC(".maps");
 
-static __always_inline struct early *entry(__u32 i)
+// Per set, a byte per way: nonzero while the way (other than 0) may hold a
+// record. Each byte is stored whole, never by a read-modify-write of the
+// set's word, so two CPUs updating different ways of a set cannot undo
+// each other's update and no atomic operation is needed. The loops over
+// the ways run only when way 0 holds another request; they are not
+// unrolled, which keeps each program less than half the size.
+struct occupancy {
+	__u8 way[WAYS];
+};
+_Static_assert(sizeof(struct occupancy) == sizeof(__u64), "find reads a set's bytes as one word");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SETS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct occupancy);
+} occupied SEC(".maps");
+
+static __always_inline __u32 set_of(__u32 dev, __u64 sector)
 {
-	return bpf_map_lookup_elem(&pending, &i);
+	// Fibonacci hashing: neighbouring sectors land far apart.
+	return (__u32)(((sector ^ ((__u64)dev << 40)) * 0x9E3779B97F4A7C15ULL) >> (64 - SET_BITS));
 }
 
-static __always_inline struct event *slot(__u32 i)
+static __always_inline struct event *way(__u32 set, int w)
 {
-	i &= slot_mask;
+	__u32 i = (__u32)w * SETS + set;
 	return bpf_map_lookup_elem(&inflight, &i);
 }
 
-static __always_inline __u64 later(__u64 a, __u64 b)
+static __always_inline int same(struct event *r, __u32 dev, __u64 sector)
 {
-	return a > b ? a : b;
+	return r->dev == dev && r->sector == sector;
 }
 
-// put_pending files a request's early facts, which started at now, in the
-// CPU's region of pending, at the first of PEND_PROBES entries from its
-// hash that is free: empty, of the same (dev, sector), or stale. When all
-// hold live requests the first is overwritten (counted).
-static __always_inline void put_pending(__u32 cpu, __u32 h, struct early *e, __u64 now)
+static __always_inline int busy(struct event *r, int tp, __u64 now)
 {
-	__u32 base = cpu * PEND;
-	struct early *victim = 0;
-#pragma unroll
-	for (int i = 0; i < PEND_PROBES; i++) {
-		struct early *p = entry(base + ((h + i) & (PEND - 1)));
-		if (!p)
-			return;
-		if (p->dev && !(p->dev == e->dev && p->sector == e->sector) && now - later(p->ts_q, p->ts_g) < STALE_NS) {
-			if (!victim)
-				victim = p;
-			continue;
-		}
-		if (p->dev && !(p->bytes & FILTERED))
-			count(2);
-		*p = *e;
-		return;
-	}
-	if (victim) {
+	return r->dev && tp < TP_COUNT && now - r->ts[tp] < STALE_NS;
+}
+
+// taken says whether start may take slot r for a new request: it is free,
+// or its record is older than STALE_NS, or of the same (dev, sector) (a
+// request whose later events were missed). Taking a slot that holds a
+// record counts it as overwritten.
+static __always_inline int taken(struct event *r, __u32 dev, __u64 sector, int tp, __u64 now)
+{
+	if (!r->dev)
+		return 1;
+	if (!busy(r, tp, now) || same(r, dev, sector)) {
 		count(2);
-		*victim = *e;
-	}
-}
-
-// find_local looks for the request (dev, sector) in cpu's region of
-// pending and returns its index plus one, or 0.
-static __always_inline int find_local(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
-{
-	__u32 base = cpu * PEND;
-#pragma unroll
-	for (int i = 0; i < PEND_PROBES; i++) {
-		__u32 idx = base + ((h + i) & (PEND - 1));
-		struct early *p = entry(idx);
-		if (p && p->dev == dev && p->sector == sector)
-			return idx + 1;
+		return 1;
 	}
 	return 0;
 }
 
-// find_pending is find_local as a global function: the verifier checks it
-// once, not once per CPU of the loop in find_elsewhere.
-__attribute__((noinline)) int find_pending(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
+// start picks the slot for a request starting at tracepoint tp: the first
+// way it may take (see taken), else the oldest record's (counted).
+static __always_inline struct event *start(__u32 set, __u32 dev, __u64 sector, int tp, __u64 now)
 {
-	return find_local(cpu, h, dev, sector);
-}
-
-// find_elsewhere looks for the request in the regions of the CPUs other
-// than cpu; it returns 0, or the CPU << 32 | find_pending's index.
-static __always_inline __u64 find_elsewhere(__u32 cpu, __u32 h, __u32 dev, __u64 sector)
-{
-#pragma clang loop unroll(disable)
-	for (__u32 c = 0; c < 1024 && c < ncpus; c++) {
-		if (c == cpu)
-			continue;
-		int idx = find_pending(c, h, dev, sector);
-		if (idx)
-			return (__u64)c << 32 | (__u32)idx;
-	}
-	return 0;
-}
-
-static __always_inline struct early *last_of(__u32 cpu)
-{
-	__u32 i = cpu * 2;
-	return bpf_map_lookup_elem(&last_bio, &i);
-}
-
-// bio_event follows a request through block_bio_queue or block_getrq.
-static __always_inline int bio_event(int tp, struct facts *f)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 now = bpf_ktime_get_ns();
-	struct early e = {};
-	if (kinds[tp] == first_kind) {
-		e.sector = f->sector;
-		e.dev = f->dev;
-		e.bytes = f->bytes & ~FILTERED;
-		if (!wanted(f->op, f->bytes)) {
-			count(3);
-			e.bytes |= FILTERED;
-		}
-		if (tp == TP_BIO_QUEUE)
-			e.ts_q = now;
-		else
-			e.ts_g = now;
-		if (tp == TP_BIO_QUEUE && kinds[TP_GETRQ] != NO_KIND) {
-			struct early *l = last_of(cpu);
-			if (l)
-				*l = e;
-			return 0;
-		}
-	} else {
-		if (tp != TP_GETRQ)
-			return 0;
-		// Usually block_bio_queue ran just before on this CPU; else
-		// the task moved after it.
-		struct early *l = last_of(cpu);
-		if (!l || l->dev != f->dev || l->sector != f->sector) {
-			l = 0;
-#pragma clang loop unroll(disable)
-			for (__u32 c = 0; c < 1024 && c < ncpus; c++) {
-				struct early *o = last_of(c);
-				if (c != cpu && o && o->dev == f->dev && o->sector == f->sector) {
-					l = o;
-					break;
-				}
-			}
-			if (!l)
-				return 0;
-		}
-		e = *l;
-		l->dev = 0;
-		e.ts_g = now;
-	}
-	put_pending(cpu, mix32(f->sector ^ ((__u64)f->dev << 40)), &e, now);
-	return 0;
-}
-
-// claim picks the in-flight slot for a request: idx0 if the slot is its
-// own (own), else the first of SLOT_PROBES slots from idx0 that is free,
-// or held by an earlier request of the same identity (finished, or its
-// last event was missed), or stale at now; if all hold live requests the
-// first is overwritten (counted).
-static __always_inline struct event *claim(__u32 idx0, int own, __u64 ident, __u32 dev, __u64 sector, __u64 now)
-{
-	if (own)
-		return slot(idx0);
-	struct event *victim = 0;
-#pragma clang loop unroll(disable)
-	for (int i = 0; i < SLOT_PROBES; i++) {
-		struct event *r = slot(idx0 + i);
-		if (!r)
-			return 0;
-		if (!r->dev)
-			return r;
-		__u64 last = later(later(r->ts[0], r->ts[1]), later(r->ts[2], r->ts[3]));
-		int same = r->ts[TP_RQ_COMPLETE] == ident && (ident || (r->dev == dev && r->sector == sector));
-		if (same || now - last >= STALE_NS) {
-			if (!ident && !(r->bytes & FILTERED))
-				count(2);
-			return r;
-		}
-		if (!victim)
-			victim = r;
-	}
-	if (victim && !(victim->bytes & FILTERED))
-		count(2);
-	return victim;
-}
-
-// find returns the in-flight slot of the request, if any: idx0 if the
-// slot is its own, else the first of SLOT_PROBES from idx0 that holds it.
-static __always_inline struct event *find(__u32 idx0, int own, __u64 ident, __u32 dev, __u64 sector)
-{
-	if (own) {
-		struct event *r = slot(idx0);
-		if (r && r->dev == dev && r->sector == sector && r->ts[TP_RQ_COMPLETE] == ident)
-			return r;
+	struct event *r = way(set, 0);
+	if (!r)
 		return 0;
-	}
+	if (taken(r, dev, sector, tp, now))
+		return r;
+	struct occupancy *o = bpf_map_lookup_elem(&occupied, &set);
+	if (!o)
+		return 0;
+	struct event *old = r;
 #pragma clang loop unroll(disable)
-	for (int i = 0; i < SLOT_PROBES; i++) {
-		struct event *r = slot(idx0 + i);
-		if (!r)
+	for (int w = 1; w < WAYS; w++) {
+		struct event *c = way(set, w);
+		if (!c)
 			return 0;
-		if (r->dev == dev && r->sector == sector && r->ts[TP_RQ_COMPLETE] == ident)
-			return r;
+		// A way not in use is taken without reading it.
+		if (!o->way[w]) {
+			o->way[w] = 1;
+			return c;
+		}
+		if (taken(c, dev, sector, tp, now))
+			return c;
+		if (c->ts[tp] < old->ts[tp])
+			old = c;
+	}
+	count(2);
+	return old;
+}
+
+// match scans the ways other than 0 of a set that are in use for records of
+// (dev, sector). With drop it frees every one it finds (counted, see
+// forget) and returns 0; without, it returns the first and its way.
+static __always_inline struct event *match(__u32 set, __u32 dev, __u64 sector, int drop, int *w)
+{
+	struct occupancy *o = bpf_map_lookup_elem(&occupied, &set);
+	if (!o || !*(__u64 *)o)
+		return 0;
+#pragma clang loop unroll(disable)
+	for (int i = 1; i < WAYS; i++) {
+		if (!o->way[i])
+			continue;
+		struct event *c = way(set, i);
+		if (!c || !same(c, dev, sector))
+			continue;
+		if (!drop) {
+			*w = i;
+			return c;
+		}
+		count(2);
+		c->dev = 0;
+		o->way[i] = 0;
 	}
 	return 0;
 }
 
-// start fills slot r for a request whose early facts are e, taken from
-// the region of CPU cpu.
-static __always_inline void start(struct event *r, struct early *e, struct facts *f, __u64 ident, __u16 cpu)
+// find returns the slot holding the request and its way, if any.
+static __always_inline struct event *find(__u32 set, __u32 dev, __u64 sector, int *w)
 {
-	r->ts[TP_BIO_QUEUE] = e->ts_q;
-	r->ts[TP_GETRQ] = e->ts_g;
-	r->ts[TP_RQ_INSERT] = 0;
-	r->ts[TP_RQ_ISSUE] = 0;
-	r->ts[TP_RQ_COMPLETE] = ident;
-	r->sector = f->sector;
-	r->dev = f->dev;
-	r->bytes = e->bytes;
-	r->op = f->op;
-	r->cpu = cpu;
+	struct event *r = way(set, 0);
+	if (!r)
+		return 0;
+	*w = 0;
+	if (same(r, dev, sector))
+		return r;
+	return match(set, dev, sector, 0, w);
 }
 
-// finish adds the time of the request's event tp to its record, and at
-// the path's last event stages a copy (the slot is left as it is, except
-// that tracepoint programs free it: they have no identity to tell the
-// next request of the same sector by).
-static __always_inline void finish(struct event *r, int tp, __u64 ident, __u64 now)
+// release frees the slot of a finished request, in way w of set.
+static __always_inline void release(struct event *r, __u32 set, int w)
 {
-	if (r->bytes & FILTERED) {
-		if (kinds[tp] == last_kind && !ident)
-			r->dev = 0;
+	struct occupancy *o = 0;
+	if (w > 0)
+		o = bpf_map_lookup_elem(&occupied, &set);
+	r->dev = 0;
+	if (o && w < WAYS)
+		o->way[w] = 0;
+}
+
+// forget removes the records of the same (dev, sector) when a request
+// starts that is not recorded (filtered): one left behind by
+// a bio merged into another request, or of a request still in flight,
+// which the later events of this one would otherwise continue (counted).
+// Usually it reads way 0 and the set's occupancy, lines that stay cached.
+static __always_inline void forget(__u32 set, __u32 dev, __u64 sector)
+{
+	struct event *r = way(set, 0);
+	if (!r)
 		return;
-	}
-	if (kinds[tp] != last_kind) {
-		if (tp < TP_COUNT)
-			r->ts[tp] = now;
-		return;
-	}
-	struct event e = *r;
-	if (tp < TP_COUNT)
-		e.ts[tp] = now;
-	if (tp != TP_RQ_COMPLETE)
-		e.ts[TP_RQ_COMPLETE] = 0;
-	send(&e, sizeof(e), now);
-	if (!ident)
+	if (same(r, dev, sector)) {
+		count(2);
 		r->dev = 0;
+	}
+	int w;
+	match(set, dev, sector, 1, &w);
 }
 
-// rq_event follows a request through block_rq_insert, block_rq_issue or
-// block_rq_complete. ident tells the request apart from others in the
-// same slots (0: by dev and sector), idx0 is its first slot.
-static __always_inline int rq_event(int tp, struct facts *f, __u64 ident, __u32 idx0, int own)
+// record follows one request through tracepoint tp.
+static __always_inline int record(int tp, struct facts *f)
 {
-	__u16 cpu = bpf_get_smp_processor_id();
-	__u64 now = bpf_ktime_get_ns();
-	struct early e = {};
-	struct event *r;
-	if (kinds[tp] == first_kind) {
-		e.bytes = f->bytes & ~FILTERED;
+	__u32 dev = f->dev;
+	__u64 sector = f->sector;
+	__u8 kind = kinds[tp];
+	if (kind == NO_KIND)
+		return 0;
+	// Other devices' requests (a loop device's backing disk, say) leave
+	// at once, without a map lookup.
+	if (filter_dev && dev != filter_dev)
+		return 0;
+	__u32 set = set_of(dev, sector);
+
+	if (kind == first_kind) {
 		if (!wanted(f->op, f->bytes)) {
 			count(3);
-			e.bytes |= FILTERED;
+			forget(set, dev, sector);
+			return 0;
 		}
-		r = claim(idx0, own, ident, f->dev, f->sector, now);
+		if (tp >= TP_COUNT)
+			return 0;
+		__u64 now = bpf_ktime_get_ns();
+		struct event *r = start(set, dev, sector, tp, now);
 		if (!r)
 			return 0;
-		start(r, &e, f, ident, cpu);
-		if (tp < TP_COUNT)
-			r->ts[tp] = now;
+		__builtin_memset(r->ts, 0, sizeof(r->ts));
+		r->ts[tp] = now;
+		r->sector = sector;
+		r->dev = dev;
+		r->bytes = f->bytes;
+		r->op = f->op;
+		r->cpu = bpf_get_smp_processor_id();
 		return 0;
 	}
-	// The first request event of a request with bio events finds their
-	// facts in pending, on this CPU or (rarely) another; later ones find
-	// the slot.
-	int bio_first = first_kind == kinds[TP_BIO_QUEUE] || first_kind == kinds[TP_GETRQ];
-	// The completion follows the issue (or insertion) of its request: it
-	// looks in pending only for a path without those.
-	if (tp == TP_RQ_COMPLETE && (kinds[TP_RQ_ISSUE] != NO_KIND || kinds[TP_RQ_INSERT] != NO_KIND))
-		bio_first = 0;
-	__u32 h = mix32(f->sector ^ ((__u64)f->dev << 40));
-	__u16 from = cpu;
-	int idx = bio_first ? find_local(cpu, h, f->dev, f->sector) : 0;
-	r = idx ? 0 : find(idx0, own, ident, f->dev, f->sector);
-	if (!idx && !r && bio_first) {
-		__u64 at = find_elsewhere(cpu, h, f->dev, f->sector);
-		idx = at & 0xffffffff;
-		from = at >> 32;
-		if (!idx && ident) {
-			// Nothing known of the request (it started before the
-			// programs were attached): its slot must not keep an
-			// earlier request of the same tag for the later events
-			// to find.
-			r = claim(idx0, own, ident, f->dev, f->sector, now);
-			if (r) {
-				start(r, &e, f, ident, cpu);
-				r->bytes = FILTERED;
-			}
-			return 0;
-		}
-	}
-	if (idx) {
-		struct early *p = entry(idx - 1);
-		if (!p)
-			return 0;
-		e = *p;
-		p->dev = 0;
-		r = claim(idx0, own, ident, f->dev, f->sector, now);
-		if (!r)
-			return 0;
-		start(r, &e, f, ident, from);
-	}
-	if (r)
-		finish(r, tp, ident, now);
+
+	int w = 0;
+	struct event *r = find(set, dev, sector, &w);
+	if (!r)
+		return 0;
+	__u64 now = bpf_ktime_get_ns();
+	if (tp < TP_COUNT)
+		r->ts[tp] = now;
+	if (kind != last_kind)
+		return 0;
+
+	send(r, sizeof(*r), now);
+	release(r, set, w);
 	return 0;
 }
 
@@ -474,25 +314,18 @@ struct request_queue {
 	struct gendisk *disk;
 } __attribute__((preserve_access_index));
 
-struct blk_mq_hw_ctx {
-	unsigned int queue_num;
-} __attribute__((preserve_access_index));
-
 struct bio;
 
 struct request {
 	struct request_queue *q;
-	struct blk_mq_hw_ctx *mq_hctx;
 	unsigned int cmd_flags;
-	int tag;
-	int internal_tag;
 	unsigned int __data_len;
 	__u64 __sector;
 	struct bio *bio;
 } __attribute__((preserve_access_index));
 
 struct block_device {
-	struct gendisk *bd_disk;
+	__u32 bd_dev;
 } __attribute__((preserve_access_index));
 
 struct bvec_iter {
@@ -501,6 +334,7 @@ struct bvec_iter {
 } __attribute__((preserve_access_index));
 
 struct bio {
+	struct bio *bi_next;
 	struct block_device *bi_bdev;
 	unsigned int bi_opf;
 	struct bvec_iter bi_iter;
@@ -519,62 +353,86 @@ static __always_inline __u8 op_of_flags(unsigned int flags)
 	return OP_OTHER;
 }
 
-// disk_dev is the device number the block tracepoints print: the whole
-// disk's, for a partition's bios too.
-static __always_inline __u32 disk_dev(struct gendisk *disk)
+static __always_inline __u32 bio_dev(struct bio *bio)
 {
-	return disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0;
+	struct block_device *bdev = bio->bi_bdev;
+	return bdev ? bdev->bd_dev : 0;
 }
 
 // tp_btf arguments are trusted kernel pointers: plain member accesses
 // (relocated through CO-RE, loaded as probe-protected memory reads) cost
-// less than helper calls. The sector comes first: a request sampling
-// leaves out costs that one load.
+// less than helper calls.
 static __always_inline int from_bio(int tp, struct bio *bio)
 {
 	__u64 sector = bio->bi_iter.bi_sector;
 	if (!keep(sector))
 		return 0;
-	struct block_device *bdev = bio->bi_bdev;
 	struct facts f = {
+		.dev = bio_dev(bio),
 		.sector = sector,
-		.dev = bdev ? disk_dev(bdev->bd_disk) : 0,
+		.bytes = bio->bi_iter.bi_size,
+		.op = op_of_flags(bio->bi_opf),
 	};
-	// Other devices' requests (a loop device's backing disk, say) leave
-	// here, without a map lookup.
-	if (filter_dev && f.dev != filter_dev)
-		return 0;
-	f.bytes = bio->bi_iter.bi_size;
-	f.op = op_of_flags(bio->bi_opf);
-	return bio_event(tp, &f);
+	return record(tp, &f);
 }
 
-// from_rq indexes the in-flight table by the request's tag (the
-// scheduler's tag where the queue has a scheduler, which the request keeps
-// from insertion to completion) and hardware queue, spread per device, and
-// tells requests apart by their address.
+// A bio merged into a request passed block_bio_queue but none of the later
+// events: its record would hold a way of its set for a second, and in a
+// workload whose bios mostly merge the sets would fill and every event
+// would read all their ways. When a request is issued (no bio joins it
+// after that; at its last event if the path has no block_rq_issue), the
+// records of its bios other than the first are removed (counted, as the
+// overwritten records of merged bios were before). The issuing CPU is
+// usually the submitting one, whose caches still hold those bios and
+// records; MERGED_MAX bounds the walk, bios beyond it keep their records
+// until they are stale. The tracepoint programs do not see the bios.
+#define MERGED_MAX 256
+
+// forget_bio is a global function, so that the verifier checks it once
+// rather than once per bio of the walk.
+__attribute__((noinline)) int forget_bio(__u32 dev, __u64 sector)
+{
+	forget(set_of(dev, sector), dev, sector);
+	return 0;
+}
+
+static __always_inline void forget_merged(struct request *rq)
+{
+	struct bio *b = rq->bio;
+	if (!b)
+		return;
+	b = b->bi_next;
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < MERGED_MAX && b; i++) {
+		__u64 sector = b->bi_iter.bi_sector;
+		if (keep(sector))
+			forget_bio(bio_dev(b), sector);
+		b = b->bi_next;
+	}
+}
+
 static __always_inline int from_rq(int tp, struct request *rq, __u32 bytes)
 {
 	__u64 sector = rq->__sector;
-	if (!keep(sector))
+	int walk = kinds[TP_RQ_ISSUE] != NO_KIND ? TP_RQ_ISSUE : TP_RQ_COMPLETE;
+	int merged = tp == walk && kinds[TP_BIO_QUEUE] == first_kind && kinds[tp] != NO_KIND;
+	if (!keep(sector)) {
+		// Its merged bios are sampled each by its own sector.
+		if (merged && sample_n > 1)
+			forget_merged(rq);
 		return 0;
+	}
+	struct gendisk *disk = rq->q->disk;
 	struct facts f = {
+		.dev = disk ? ((__u32)disk->major << 20) | (__u32)disk->first_minor : 0,
 		.sector = sector,
-		.dev = disk_dev(rq->q->disk),
+		.bytes = bytes,
+		.op = op_of_flags(rq->cmd_flags),
 	};
-	if (filter_dev && f.dev != filter_dev)
-		return 0;
-	f.bytes = bytes;
-	f.op = op_of_flags(rq->cmd_flags);
-	int tag = rq->internal_tag;
-	if (tag < 0)
-		tag = rq->tag;
-	struct blk_mq_hw_ctx *hctx = rq->mq_hctx;
-	__u32 queue = hctx ? hctx->queue_num : 0;
-	__u32 stride = slot_stride;
-	if (stride && (__u32)tag < stride)
-		return rq_event(tp, &f, (__u64)rq, queue * stride + (__u32)tag, 1);
-	return rq_event(tp, &f, (__u64)rq, (__u32)tag + queue * 1031 + mix32(f.dev), 0);
+	record(tp, &f);
+	if (merged && !(filter_dev && f.dev != filter_dev))
+		forget_merged(rq);
+	return 0;
 }
 
 SEC("tp_btf/block_bio_queue")
@@ -614,11 +472,7 @@ static __always_inline int handle(void *ctx, int tp)
 		return 0;
 	struct facts f = {};
 	read_block(ctx, &layouts[tp], &f);
-	if (filter_dev && f.dev != filter_dev)
-		return 0;
-	if (tp <= TP_GETRQ)
-		return bio_event(tp, &f);
-	return rq_event(tp, &f, 0, mix32(f.sector ^ ((__u64)f.dev << 40)), 0);
+	return record(tp, &f);
 }
 
 SEC("tracepoint/block/block_bio_queue")
