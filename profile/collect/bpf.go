@@ -436,11 +436,11 @@ func (c *BPF) Lost() int64 {
 	return int64(c.counter(0))
 }
 
-// Overwritten returns the requests whose in-kernel record was overwritten
-// before it completed: block requests whose entry or slot was taken over
-// by another request (all its probes held live requests, or its later
-// events were not seen for a second), nvme requests whose key started
-// again.
+// Overwritten returns the requests whose in-kernel record was removed or
+// overwritten before it completed: the records of bios merged into another
+// request (removed when it is issued), of requests whose later events were
+// not seen (reused after a second), of the oldest request of a full set of
+// the table, and of the sector of a request the filter rejected.
 func (c *BPF) Overwritten() int64 {
 	return int64(c.counter(2))
 }
