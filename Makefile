@@ -242,14 +242,14 @@ test-calibrate: setup bpf
 # A calibrated target for this host (about two minutes): build/host.yaml.
 calibrate: build
 	@mkdir -p build
-	$(BIN) targets calibrate --out build/host.yaml
+	$(BIN) targets calibrate --write build/host.yaml
 # build/host.yaml scaled by cost group to timed paths of the example
 # programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
 FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
 fit: build bpf
-	$(BIN) targets fit --target build/host.yaml --out build/host-fit.yaml --samples build/fit-samples.json \
+	$(BIN) targets fit --target build/host.yaml --write build/host-fit.yaml --samples build/fit-samples.json \
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
-	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
+	$(BIN) targets fit --target build/host.yaml --write build/host-median.yaml --kind median \
 	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json

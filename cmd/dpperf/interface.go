@@ -123,7 +123,8 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact, every feasible path; default: the finest with at most --classes classes)")
 	classes := fs.Int("classes", perfiface.DefaultClasses, "without --resolution, aim at `N` classes")
 	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
-	asJSON := fs.Bool("json", false, "write the interface as JSON (schema: perfiface/json.md)")
+	out := addOutputFlags(fs, "perfiface/json.md")
+	asJSON := &out.json
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
 	tr := addTraceFlags(fs)
 	pos, err := parseFlags(fs, args)
@@ -151,9 +152,13 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if tr.active() {
-		return tr.run(ctx, it, *res, *asJSON, stdout)
+		return out.write(stdout, func(w io.Writer) error { return tr.run(ctx, it, *res, *asJSON, w) })
 	}
-	w := bufio.NewWriter(stdout)
+	dst, finish, err := out.open(stdout)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(dst)
 	r, header := max(*res, 1e-9), []string(nil)
 	switch {
 	case f.coarse != nil && !resSet:
@@ -190,7 +195,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err == nil {
 		err = w.Flush()
 	}
-	if err != nil {
+	if err := finish(err == nil, err); err != nil {
 		return err
 	}
 	return ctx.Err()

@@ -22,7 +22,7 @@ func TestModelProgramStage(t *testing.T) {
 	}
 	golden(t, "model/estimate-countmin.txt", out)
 	out, _, err = runCLI(t, "model", "optimize", "--objective", "min-resources", "--vary", "xdp.count.parallelism=1..50",
-		"--latency-bound", "20us", "--max-drop", "0.001", "--format", "json", countminSpec)
+		"--latency-bound", "20us", "--max-drop", "0.001", "--json", countminSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestModelFitProfile(t *testing.T) {
 	golden(t, "model/fit-profile-qd32-qd1.txt", out)
 	w := filepath.Join(t.TempDir(), "fitted.yaml")
 	out, _, err = runCLI(t, "model", "fit", "--profile", "../../examples/profile/base-qd1.json,../../examples/profile/base-qd32.json",
-		"--format", "json", "--write", w)
+		"--json", "--write", w)
 	if err != nil {
 		t.Fatal(err)
 	}

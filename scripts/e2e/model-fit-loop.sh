@@ -13,7 +13,7 @@ source "$(dirname "$0")/loop.sh"
 # loop.sh made $work (removed on exit with the loop device).
 
 prof() { # name, iodepth
-  "$bin" profile run --dev "$dev" --json "$work/$1.json" -q -- \
+  "$bin" profile run --dev "$dev" --json -o "$work/$1.json" -- \
     fio --name=a --filename="$loop" --rw=randread --bs=4k --iodepth="$2" --ioengine=libaio --direct=1 --time_based --runtime=3 --output=/dev/null >/dev/null
 }
 prof qd1 1

@@ -133,10 +133,10 @@ guard() {
 profile() {
   name=$1; shift; rm -f /tmp/stop
   echo "step $name"; guard "$name" 240
-  $P --collector tracefs --json /out/$name.json -o /out/$name.txt -- sh -c 'until [ -e /tmp/stop ]; do sleep 0.1; done' &
+  $P --collector tracefs --json -o /out/$name.json --text /out/$name.txt -- sh -c 'until [ -e /tmp/stop ]; do sleep 0.1; done' &
   tracer=$!
   until ls -d $T/instances/dpperf-* >/dev/null 2>&1; do sleep 0.1; done; sleep 1
-  $P --collector bpf --json /out/$name-bpf.json -o /out/$name-bpf.txt -- fio $f "$@"
+  $P --collector bpf --json -o /out/$name-bpf.json --text /out/$name-bpf.txt -- fio $f "$@"
   touch /tmp/stop; wait $tracer
   kill $dog
 }
