@@ -254,7 +254,7 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("profile compare", "profile compare [flags] BASE.json LOADED.json", stderr)
 	out := addOutputFlags(fs, "profile/report/schema.md")
 	htmlOut := fs.String("html", "", "also write an HTML report with the LAD chart to `FILE`")
-	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's end-to-end LAD exceeds this")
+	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's LAD over the whole span (Q→C on the block path) exceeds this")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -207,7 +207,7 @@ func TestProfileContents(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	out := readFile(t, txt)
-	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "end-to-end") {
+	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "Q→C") {
 		t.Errorf("throughput,queue report:\n%s", out)
 	}
 	_, errs, code = runCmd(t, "profile", "compare", js, js)
