@@ -52,8 +52,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  naive bound\t%s, %s at %d B (slowest path %s)\n", units.PacketRate(n.PacketRate), units.BitRate(n.BitRate), n.PacketBytes, units.PacketRate(n.PathRate))
 	}
 	if s := r.Search; s != nil {
-		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
-			r.Metric, s.Checked, s.Refuted, s.Unknown, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
+		larger := ""
+		if s.Larger > 0 {
+			larger = fmt.Sprintf(", %d possible only with longer packets", s.Larger)
+		}
+		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown%s; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
+			r.Metric, s.Checked, s.Refuted, s.Unknown, larger, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
 	}
 	var limits []string
 	if r.Target.PacketRate > 0 {

@@ -50,6 +50,7 @@ type SearchInfo struct {
 	Checked    int     `json:"paths_checked"`    // paths decided, in order
 	Refuted    int     `json:"paths_refuted"`    // of which impossible
 	Unknown    int     `json:"paths_unknown"`    // solver timeouts, taken as possible
+	Larger     int     `json:"paths_larger"`     // possible only with packets too long to lower the bit rate
 	Folded     int     `json:"refuted_folded"`   // refuted by a constant condition, without the solver
 	ByLemma    int     `json:"refuted_by_lemma"` // refuted by a lemma another path taught, without the solver
 	Lemmas     int     `json:"lemmas"`           // refuted windows learned (symex.Lemmas)

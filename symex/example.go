@@ -309,6 +309,18 @@ func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) 
 	return res, err
 }
 
+// Shorter says whether the loaded path runs with a packet of fewer than n
+// bytes. Hashes stay free, so Unsat is definite and Sat may not be.
+func (c *Checker) Shorter(ctx context.Context, n int) (smt.Result, error) {
+	if len(c.levels) == 0 {
+		return smt.Unknown, fmt.Errorf("no path loaded")
+	}
+	if err := c.solverAt(len(c.levels)); err != nil {
+		return smt.Unknown, err
+	}
+	return c.within(ctx, fmt.Sprintf("(bvult len %s)", konst(64, uint64(n)).s))
+}
+
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.
 func parseUint(s string) (uint64, error) {
 	n, err := parseBig(s)
