@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
@@ -36,6 +37,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for _, l := range r.Graph.Loops {
 		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
+	}
+	switch r.Packets {
+	case PacketsAny:
+		fmt.Fprintf(w, "packets  any bytes (malformed headers included; --well-formed leaves them out)\n")
+	case PacketsWellFormed:
+		fmt.Fprintf(w, "packets  well-formed (%s)\n", symex.WellFormedSummary)
 	}
 	title := kindTitles[r.Kind]
 	if r.Basis == target.BasisEstimated {

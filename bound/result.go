@@ -32,12 +32,16 @@ type Result struct {
 	Kind string `json:"kind"`
 	// Basis is the target's (target.Basis): "calibrated", or "estimated",
 	// when the bound is an estimate rather than a guarantee.
-	Basis  string       `json:"basis"`
-	Metric string       `json:"metric"` // "pps" or "bps": what the search ordered by
-	Bound  Bound        `json:"bound"`
-	Naive  *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
-	Search *SearchInfo  `json:"search,omitempty"`
-	Paths  []PathReport `json:"paths"`
+	Basis  string `json:"basis"`
+	Metric string `json:"metric"` // "pps" or "bps": what the search ordered by
+	// Packets says which packets a search considered: "any" (any bytes)
+	// or "well-formed" (headers a host's stack accepts, --well-formed).
+	// Empty for the naive bound, which considers every path.
+	Packets string       `json:"packets,omitempty"`
+	Bound   Bound        `json:"bound"`
+	Naive   *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
+	Search  *SearchInfo  `json:"search,omitempty"`
+	Paths   []PathReport `json:"paths"`
 	// PCV holds the values assumed for the performance-critical variables
 	// of every map operation (`--pcv`); absent: all at 0.
 	PCV   map[string]float64 `json:"pcv,omitempty"`
@@ -221,6 +225,19 @@ func newResult(c *Costed) *Result {
 		r.Target.Components = append(r.Target.Components, ComponentInfo{comp.Name, comp.Unit, comp.Capacity})
 	}
 	return r
+}
+
+// Packets values of a Result.
+const (
+	PacketsAny        = "any"
+	PacketsWellFormed = "well-formed"
+)
+
+func packetsOf(wellFormed bool) string {
+	if wellFormed {
+		return PacketsWellFormed
+	}
+	return PacketsAny
 }
 
 // bound turns the slowest path into the guarantee, capped by the target's

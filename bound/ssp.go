@@ -24,6 +24,9 @@ type SearchOptions struct {
 	// gives the same result on every machine (with one worker).
 	MaxChecks int
 	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
+	// WellFormed leaves out packets whose headers a host's stack would
+	// reject (symex.Options.WellFormed); the bound can only rise.
+	WellFormed bool
 	// NoPrefixes and NoLemmas switch off two of the search's prunings, to
 	// test that they change nothing but its speed: the refuted prefixes
 	// pruned from the enumeration (every path is then checked on its own)
@@ -100,7 +103,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		shared = nil
 	}
 	for i := range checkers {
-		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared})
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared, WellFormed: opts.WellFormed})
 		if err != nil {
 			for _, ch := range checkers[:i] {
 				ch.Close()
@@ -135,6 +138,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	}
 
 	r := newResult(c)
+	r.Packets = packetsOf(opts.WellFormed)
 	opts.Workers = workers
 	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{}}
 	err = s.run(limit, jobs, verdicts, workers)

@@ -60,6 +60,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
 	queryTimeout := fs.Duration("solver-timeout", 2*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
 	maxPacket := fs.Int("max-packet", symex.DefaultMaxPacket, "largest packet in `BYTES` the program can receive (the default is the XDP maximum with 4 KiB pages)")
+	wellFormed := fs.Bool("well-formed", false, "only packets with valid headers (IPv4 ihl >= 5, lengths consistent; see docs/bound.md): the worst case of well-formed traffic, at least the bound over any bytes")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
@@ -89,8 +90,8 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return fail.Usagef("bound: --metric must be pps or bps, got %q", *metric)
 	}
-	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate) {
-		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream or --metric")
+	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate || *wellFormed) {
+		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream, --metric or --well-formed")
 	}
 	var reqRate float64
 	var reqKind units.RateKind
@@ -135,7 +136,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *naive {
 		res, err = bound.Naive(ctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket, WellFormed: *wellFormed,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:

@@ -28,6 +28,7 @@ type ifaceFlags struct {
 	maxDepth                  int
 	lb                        loopBounds
 	timeout, timeLimit        time.Duration
+	wellFormed                bool
 	// coarse, when set, explores coarse first (perfiface.Refine) instead
 	// of every feasible path.
 	coarse *perfiface.RefineOptions
@@ -46,6 +47,7 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	fs.IntVar(&f.maxPaths, "max-paths", 100000, "stop after `N` feasible paths")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "explore at most `N` decisions along a path; deeper subtrees become classes bounded by the cheapest and dearest ways through them (0: no bound)")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop exploring after `DURATION`")
+	fs.BoolVar(&f.wellFormed, "well-formed", false, "only packets with valid headers (IPv4 ihl >= 5, lengths consistent; see docs/bound.md)")
 	return f
 }
 
@@ -74,7 +76,7 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 		return nil, fail.Usagef("interface: --max-depth must not be negative")
 	}
 	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths, MaxDepth: f.maxDepth,
-		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}}
+		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}, WellFormed: f.wellFormed}}
 	if isTerminal(stderr) {
 		opts.Progress = func(p perfiface.Progress) {
 			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided, %d bounded), %d branches refuted, %d checks, %.1fs   ",
