@@ -24,9 +24,9 @@ func (r region) String() string { return regionNames[r] }
 
 // value is a register or a spilled stack slot.
 type value struct {
-	reg  region
-	obj  int
-	off  term // scalar: the value; pointer: offset into the region
+	reg region
+	obj int
+	off term // scalar: the value; pointer: offset into the region
 	// null, when set, is the Bool that the pointer is NULL (a map
 	// lookup's result); nil means known false. A pointer, not a term, so
 	// that the registers a state copies at every edge stay small.
