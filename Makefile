@@ -84,7 +84,9 @@ bench: setup build bpf
 # calibrated on first use) of every program below against REPS replays of
 # its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
 # (fails on a violated guarantee); then the profiler's timing tests
-# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks.
+# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks;
+# then the path models fitted to profiles and checked at other loads (loop
+# device and the NVMe/TCP guest, docs/evidence/model-fit-*-DATE.md).
 REPS            ?= 5
 EVIDENCE_TARGET ?= host
 EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
@@ -98,6 +100,7 @@ evidence: setup build bpf
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
 	bash scripts/e2e/model-fit-loop.sh docs/evidence
+	bash scripts/e2e/model-fit-nvme-tcp.sh docs/evidence
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.

@@ -371,7 +371,9 @@ func (c *Checker) restart(n int) error {
 
 // startSolver starts a solver with the declarations every path shares.
 func startSolver(opts Options, maps []*bpfprog.Map) (*smt.Solver, error) {
-	s, err := smt.Start(opts.Solver)
+	cfg := opts.Solver
+	cfg.LazyDefinitions = true // most definitions of a path are used by no assertion
+	s, err := smt.Start(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,8 @@ report="$out/model-fit-loop-$day.md"
   echo
   echo "fio 4 KiB random reads on a loop device ($(uname -r), $(nproc) CPUs), profiled at iodepth 1 and 32"
   echo "with \`dpperf profile run\`; the block path's model fitted on one profile and checked at the other's"
-  echo "load with \`dpperf model fit --profile A.json --check B.json\` (split stages: --parallelism D)."
-  for d in 1 2; do
+  echo "load with \`dpperf model fit --profile A.json --check B.json\` (split stages: --parallelism D; auto: estimated from the profile)."
+  for d in auto 1 2; do
     echo; echo "## fit on iodepth 1, predict iodepth 32 (--parallelism $d)"; echo; echo '```'
     "$bin" model fit --profile "$work/qd1.json" --parallelism "$d" --check "$work/qd32.json"
     echo '```'
