@@ -47,7 +47,7 @@ type Config struct {
 	UnsatCores bool
 	// LazyDefinitions holds back every constant definition ("(define-fun
 	// NAME () ...)") until a command sent later uses it, directly or
-	// through other definitions (see lazy.go).
+	// through other definitions (see lazy.go). z3 only.
 	LazyDefinitions bool
 }
 
@@ -102,7 +102,10 @@ func Start(cfg Config) (*Solver, error) {
 	}
 	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), lines: make(chan line, 256), closed: make(chan struct{}),
 		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout, log: cfg.Log}
-	if cfg.LazyDefinitions {
+	if cfg.LazyDefinitions && s.isZ3 {
+		// z3 keeps the model of the last check across a definition, so a
+		// get-value may bring the definitions it needs; SMT-LIB leaves
+		// other solvers free to refuse that.
 		s.lazy = newLazyDefs()
 	}
 	// Output is read as it comes, so that a solver writing more than a
