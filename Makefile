@@ -84,7 +84,9 @@ bench: setup build bpf
 # calibrated on first use) of every program below against REPS replays of
 # its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
 # (fails on a violated guarantee); then the profiler's timing tests
-# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks.
+# (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks;
+# then the path models fitted to profiles and checked at other loads (loop
+# device and the NVMe/TCP guest, docs/evidence/model-fit-*-DATE.md).
 REPS            ?= 5
 EVIDENCE_TARGET ?= host
 EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
@@ -98,6 +100,7 @@ evidence: setup build bpf
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
 	bash scripts/e2e/model-fit-loop.sh docs/evidence
+	bash scripts/e2e/model-fit-nvme-tcp.sh docs/evidence
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.
@@ -242,14 +245,14 @@ test-calibrate: setup bpf
 # A calibrated target for this host (about two minutes): build/host.yaml.
 calibrate: build
 	@mkdir -p build
-	$(BIN) targets calibrate --out build/host.yaml
+	$(BIN) targets calibrate --write build/host.yaml
 # build/host.yaml scaled by cost group to timed paths of the example
 # programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
 FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
 fit: build bpf
-	$(BIN) targets fit --target build/host.yaml --out build/host-fit.yaml --samples build/fit-samples.json \
+	$(BIN) targets fit --target build/host.yaml --write build/host-fit.yaml --samples build/fit-samples.json \
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
-	$(BIN) targets fit --target build/host.yaml --out build/host-median.yaml --kind median \
+	$(BIN) targets fit --target build/host.yaml --write build/host-median.yaml --kind median \
 	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
 )
@@ -37,6 +38,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, l := range r.Graph.Loops {
 		fmt.Fprintf(w, "loop     %s in %s (instruction %d): %d iterations (%s)\n", orDash(l.Line), l.Func, l.Insn, l.Trips, l.How)
 	}
+	switch r.Packets {
+	case PacketsAny:
+		fmt.Fprintf(w, "packets  any bytes (malformed headers included; --well-formed leaves them out)\n")
+	case PacketsWellFormed:
+		fmt.Fprintf(w, "packets  well-formed (%s)\n", symex.WellFormedSummary)
+	}
 	title := kindTitles[r.Kind]
 	if r.Basis == target.BasisEstimated {
 		fmt.Fprintf(w, "basis    estimated: the target's costs were not measured on the machine, so this is an estimate, not a guarantee (for one, use a calibrated target: --target host for this machine)\n")
@@ -52,8 +59,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  naive bound\t%s, %s at %d B (slowest path %s)\n", units.PacketRate(n.PacketRate), units.BitRate(n.BitRate), n.PacketBytes, units.PacketRate(n.PathRate))
 	}
 	if s := r.Search; s != nil {
-		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
-			r.Metric, s.Checked, s.Refuted, s.Unknown, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
+		larger := ""
+		if s.Larger > 0 {
+			larger = fmt.Sprintf(", %d possible only with longer packets", s.Larger)
+		}
+		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown%s; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
+			r.Metric, s.Checked, s.Refuted, s.Unknown, larger, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
 	}
 	var limits []string
 	if r.Target.PacketRate > 0 {

@@ -32,12 +32,16 @@ type Result struct {
 	Kind string `json:"kind"`
 	// Basis is the target's (target.Basis): "calibrated", or "estimated",
 	// when the bound is an estimate rather than a guarantee.
-	Basis  string       `json:"basis"`
-	Metric string       `json:"metric"` // "pps" or "bps": what the search ordered by
-	Bound  Bound        `json:"bound"`
-	Naive  *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
-	Search *SearchInfo  `json:"search,omitempty"`
-	Paths  []PathReport `json:"paths"`
+	Basis  string `json:"basis"`
+	Metric string `json:"metric"` // "pps" or "bps": what the search ordered by
+	// Packets says which packets a search considered: "any" (any bytes)
+	// or "well-formed" (headers a host's stack accepts, --well-formed).
+	// Empty for the naive bound, which considers every path.
+	Packets string       `json:"packets,omitempty"`
+	Bound   Bound        `json:"bound"`
+	Naive   *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
+	Search  *SearchInfo  `json:"search,omitempty"`
+	Paths   []PathReport `json:"paths"`
 	// PCV holds the values assumed for the performance-critical variables
 	// of every map operation (`--pcv`); absent: all at 0.
 	PCV   map[string]float64 `json:"pcv,omitempty"`
@@ -50,6 +54,7 @@ type SearchInfo struct {
 	Checked    int     `json:"paths_checked"`    // paths decided, in order
 	Refuted    int     `json:"paths_refuted"`    // of which impossible
 	Unknown    int     `json:"paths_unknown"`    // solver timeouts, taken as possible
+	Larger     int     `json:"paths_larger"`     // possible only with packets too long to lower the bit rate
 	Folded     int     `json:"refuted_folded"`   // refuted by a constant condition, without the solver
 	ByLemma    int     `json:"refuted_by_lemma"` // refuted by a lemma another path taught, without the solver
 	Lemmas     int     `json:"lemmas"`           // refuted windows learned (symex.Lemmas)
@@ -220,6 +225,19 @@ func newResult(c *Costed) *Result {
 		r.Target.Components = append(r.Target.Components, ComponentInfo{comp.Name, comp.Unit, comp.Capacity})
 	}
 	return r
+}
+
+// Packets values of a Result.
+const (
+	PacketsAny        = "any"
+	PacketsWellFormed = "well-formed"
+)
+
+func packetsOf(wellFormed bool) string {
+	if wellFormed {
+		return PacketsWellFormed
+	}
+	return PacketsAny
 }
 
 // bound turns the slowest path into the guarantee, capped by the target's

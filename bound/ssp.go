@@ -24,6 +24,9 @@ type SearchOptions struct {
 	// gives the same result on every machine (with one worker).
 	MaxChecks int
 	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
+	// WellFormed leaves out packets whose headers a host's stack would
+	// reject (symex.Options.WellFormed); the bound can only rise.
+	WellFormed bool
 	// NoPrefixes and NoLemmas switch off two of the search's prunings, to
 	// test that they change nothing but its speed: the refuted prefixes
 	// pruned from the enumeration (every path is then checked on its own)
@@ -47,12 +50,19 @@ type Progress struct {
 type job struct {
 	rank int
 	path Path
+	// below, when positive, is the packet length (bytes) under which the
+	// path would lower the best bit rate found so far: a satisfiable path
+	// is asked once whether it runs with a shorter packet, and when it
+	// cannot, it is decided without an example (whose smallest packet
+	// takes a binary search of about ten checks).
+	below int
 }
 
 type verdict struct {
 	rank    int
 	out     symex.Outcome
 	example *symex.Example
+	larger  bool // satisfiable only with packets of at least job.below bytes
 	err     error
 }
 
@@ -93,7 +103,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		shared = nil
 	}
 	for i := range checkers {
-		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared})
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared, WellFormed: opts.WellFormed})
 		if err != nil {
 			for _, ch := range checkers[:i] {
 				ch.Close()
@@ -107,7 +117,14 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			for j := range jobs {
 				v := verdict{rank: j.rank}
 				v.out, v.err = ch.Check(limit, j.path.Edges)
-				if v.err == nil && v.out.Result == smt.Sat {
+				if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
+					// Unsat with hashes left free stays unsat with
+					// their exact values: the path cannot lower the bound.
+					var res smt.Result
+					res, v.err = ch.Shorter(limit, j.below)
+					v.larger = res == smt.Unsat
+				}
+				if v.err == nil && v.out.Result == smt.Sat && !v.larger {
 					v.example, v.err = ch.Example(limit)
 					if errors.Is(v.err, symex.ErrHashRefuted) {
 						// Possible only with free hashes: refuted, no
@@ -121,6 +138,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	}
 
 	r := newResult(c)
+	r.Packets = packetsOf(opts.WellFormed)
 	opts.Workers = workers
 	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{}}
 	err = s.run(limit, jobs, verdicts, workers)
@@ -191,7 +209,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 				continue // refuted while it waited
 			}
 			s.paths[s.next] = p
-			jobs <- job{s.next, p}
+			jobs <- job{s.next, p, s.below(p)}
 			s.next++
 			s.inflight++
 		}
@@ -264,6 +282,10 @@ func (s *search) advance() {
 			s.stats.Unknown++
 			s.consider(p, v, p.Key)
 		case smt.Sat:
+			if v.larger {
+				s.stats.Larger++
+				break
+			}
 			s.consider(p, v, s.exact(p, v.example))
 		}
 	}
@@ -295,6 +317,22 @@ func (s *search) exact(p Path, ex *symex.Example) float64 {
 		size = len(ex.Packet)
 	}
 	return s.c.pathWith(s.c.ExactCost(p.Edges), size, s.opts.Metric).Key
+}
+
+// below is the packet length under which p would lower the best bit rate
+// found so far, for job.below; 0 when there is no best yet or the metric
+// is the packet rate. At length n the path's exact rate gives
+// rate·8·n bit/s, below the best when n < best/(8·rate).
+func (s *search) below(p Path) int {
+	if s.opts.Metric != BitRate || s.bestPath == nil || math.IsInf(s.best, 1) {
+		return 0
+	}
+	rate := s.c.pathWith(s.c.ExactCost(p.Edges), p.Size, s.opts.Metric).Rate
+	n := math.Ceil(s.best / (8 * rate))
+	if math.IsInf(rate, 1) || n > 1<<16 {
+		return 0
+	}
+	return max(int(n), 1)
 }
 
 func (s *search) consider(p Path, v verdict, value float64) {

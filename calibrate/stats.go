@@ -5,25 +5,17 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dpperf/dpperf/stats"
 	"github.com/dpperf/dpperf/target"
 )
 
-// Percentile returns the p-th percentile (0 ≤ p ≤ 100) of xs by linear
-// interpolation between closest ranks (the definition of NumPy's default
-// and of R's type 7): rank h = (n−1)·p/100, value x⌊h⌋ + (h−⌊h⌋)(x⌊h⌋+1 − x⌊h⌋)
-// of the sorted values. It returns NaN for no values.
+// Percentile returns the p-th percentile (0 ≤ p ≤ 100) of xs by dpperf's
+// one definition (package stats: linear interpolation between closest
+// ranks, R's type 7). It returns NaN for no values.
 func Percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	h := float64(len(s)-1) * p / 100
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+	return stats.Percentile(s, p)
 }
 
 // Summarize returns the spread of runs with high the p-th percentile.

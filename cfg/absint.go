@@ -255,6 +255,9 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 	if dst.kind == between && src.kind == scalar && !is32 {
 		return betweenALU(op, dst, src.off)
 	}
+	if src.kind == between && (dst.kind == scalar || dst.kind == between) && !is32 {
+		return rangeALU(op, dst, src)
+	}
 	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
 		return top
 	}
@@ -298,6 +301,41 @@ func betweenALU(op asm.ALUOp, v value, c int64) value {
 		return constant(lo)
 	}
 	return value{kind: between, off: lo, hi: hi}
+}
+
+// rangeALU applies a 64-bit operation to two ranges of unsigned values
+// (a shift by one of two amounts, as clang leaves when it merges the
+// length rules of two header kinds): the operations that grow with both
+// operands, as long as nothing overflows; others give top.
+func rangeALU(op asm.ALUOp, a, b value) value {
+	const limit = 1 << 40
+	alo, ahi, _ := a.bounds()
+	blo, bhi, _ := b.bounds()
+	if ahi >= limit || bhi >= limit || alo > ahi || blo > bhi {
+		return top
+	}
+	switch op {
+	case asm.Add:
+		return betweenOf(alo+blo, ahi+bhi, limit)
+	case asm.Mul:
+		return betweenOf(alo*blo, ahi*bhi, limit)
+	case asm.LSh:
+		if bhi >= 24 {
+			return top
+		}
+		return betweenOf(alo<<blo, ahi<<bhi, limit)
+	}
+	return top
+}
+
+func betweenOf(lo, hi, limit uint64) value {
+	if hi >= limit {
+		return top
+	}
+	if lo == hi {
+		return constant(int64(lo))
+	}
+	return value{kind: between, off: int64(lo), hi: int64(hi)}
 }
 
 func width(is32 bool) int {

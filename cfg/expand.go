@@ -90,7 +90,8 @@ type expander struct {
 	opts   Options
 	frames int32
 	mapID  map[string]int16
-	loops  map[string]int // loop key → index in g.Loops
+	loops  map[string]int   // loop key → index in g.Loops
+	live   map[int][]uint16 // per function, registers live at each block's entry (split.go)
 }
 
 // funcCtx is one inlined instance of a function.
@@ -168,59 +169,71 @@ func (x *expander) expandRegion(fc *funcCtx, r *Loop, entry int, in incoming, de
 		if len(x.g.Nodes) >= x.opts.MaxNodes {
 			return nil, nil, fmt.Errorf("%w: more than %d blocks after inlining and unrolling; bound loops lower", ErrTooLarge, x.opts.MaxNodes)
 		}
-		id := x.node(int32(f.Index), int32(m), fc.frame)
-		var st *state
-		for _, pe := range inc {
-			x.g.Edges = append(x.g.Edges, Edge{From: pe.from, To: id, Kind: pe.kind, MinLen: pe.minLen})
-			st = joinStates(st, pe.st)
-		}
-		b := &f.Blocks[m]
-		x.exec(id, b, st)
-		switch b.Term {
-		case TermExit:
-			fc.rets = append(fc.rets, pending{id, EdgeReturn, st, 0})
-		case TermFall:
-			route(b.Next, pending{id, EdgeFall, st, 0})
-		case TermJump:
-			route(b.Target, pending{id, EdgeJump, st, 0})
-		case TermCond:
-			ins := x.p.Insns[b.Last]
-			other := constant(ins.Constant)
-			if ins.OpCode.Source() == asm.RegSource {
-				other = st.regs[ins.Src]
-			}
-			op, is32 := ins.OpCode.JumpOp(), ins.OpCode.Class() == asm.Jump32Class
-			taken, known := decide(op, is32, st.regs[ins.Dst], other)
-			var onTaken, onNot int32
-			if !st.adjusted && !is32 {
-				onTaken, onNot = packetLen(op, st.regs[ins.Dst], other)
-			}
-			if !known || taken {
-				route(b.Target, pending{id, EdgeTaken, st, onTaken})
-			}
-			if !known || !taken {
-				route(b.Next, pending{id, EdgeNotTaken, st, onNot})
-			}
-		case TermCall:
-			rets, err := x.expandFunc(b.Callee, incoming{{id, EdgeCall, st, 0}}, depth+1)
-			if err != nil {
+		for _, group := range x.partition(f, m, inc) {
+			if err := x.block(fc, m, group, route, depth); err != nil {
 				return nil, nil, err
-			}
-			callee := x.g.Nodes[len(x.g.Nodes)-1].Frame
-			for _, re := range rets {
-				rs := re.st.clone()
-				for reg := asm.R1; reg <= asm.R5; reg++ {
-					rs.regs[reg] = top
-				}
-				for reg := asm.R6; reg <= asm.R10; reg++ {
-					rs.regs[reg] = st.regs[reg]
-				}
-				rs.clearFrame(callee)
-				route(b.Next, pending{re.from, EdgeReturn, rs, 0})
 			}
 		}
 	}
 	return exits, back, nil
+}
+
+// block makes one node of block m of fc, entered along in, executes it and
+// routes the edges leaving it.
+func (x *expander) block(fc *funcCtx, m int, in incoming, route func(int, pending), depth int) error {
+	f := fc.f
+	id := x.node(int32(f.Index), int32(m), fc.frame)
+	var st *state
+	for _, pe := range in {
+		x.g.Edges = append(x.g.Edges, Edge{From: pe.from, To: id, Kind: pe.kind, MinLen: pe.minLen})
+		st = joinStates(st, pe.st)
+	}
+	b := &f.Blocks[m]
+	x.exec(id, b, st)
+	switch b.Term {
+	case TermExit:
+		fc.rets = append(fc.rets, pending{id, EdgeReturn, st, 0})
+	case TermFall:
+		route(b.Next, pending{id, EdgeFall, st, 0})
+	case TermJump:
+		route(b.Target, pending{id, EdgeJump, st, 0})
+	case TermCond:
+		ins := x.p.Insns[b.Last]
+		other := constant(ins.Constant)
+		if ins.OpCode.Source() == asm.RegSource {
+			other = st.regs[ins.Src]
+		}
+		op, is32 := ins.OpCode.JumpOp(), ins.OpCode.Class() == asm.Jump32Class
+		taken, known := decide(op, is32, st.regs[ins.Dst], other)
+		var onTaken, onNot int32
+		if !st.adjusted && !is32 {
+			onTaken, onNot = packetLen(op, st.regs[ins.Dst], other)
+		}
+		if !known || taken {
+			route(b.Target, pending{id, EdgeTaken, st, onTaken})
+		}
+		if !known || !taken {
+			route(b.Next, pending{id, EdgeNotTaken, st, onNot})
+		}
+	case TermCall:
+		rets, err := x.expandFunc(b.Callee, incoming{{id, EdgeCall, st, 0}}, depth+1)
+		if err != nil {
+			return err
+		}
+		callee := x.g.Nodes[len(x.g.Nodes)-1].Frame
+		for _, re := range rets {
+			rs := re.st.clone()
+			for reg := asm.R1; reg <= asm.R5; reg++ {
+				rs.regs[reg] = top
+			}
+			for reg := asm.R6; reg <= asm.R10; reg++ {
+				rs.regs[reg] = st.regs[reg]
+			}
+			rs.clearFrame(callee)
+			route(b.Next, pending{re.from, EdgeReturn, rs, 0})
+		}
+	}
+	return nil
 }
 
 // unroll expands loop l, entered along in, once per iteration until no back

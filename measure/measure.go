@@ -12,7 +12,6 @@ import (
 	"slices"
 
 	"github.com/cilium/ebpf"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
@@ -20,6 +19,7 @@ import (
 	"github.com/dpperf/dpperf/classtime"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/stats"
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/testrun"
 )
@@ -148,7 +148,7 @@ func timed(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64,
 		ns = append(ns, float64(d.Nanoseconds()))
 	}
 	slices.Sort(ns)
-	return stat.Quantile(0.5, stat.Empirical, ns, nil), nil
+	return stats.Percentile(ns, 50), nil
 }
 
 // single times the example in single runs, each after restoring its

@@ -60,11 +60,15 @@ type translator struct {
 	lookups map[string]lookupNote // by found Bool and by value array
 	calls   map[string][]string   // result name → helper, map
 	memo    map[string]*rx
+	// widths holds the declared constants' widths (0: an array);
+	// abstracts maps an abstracted value to its exact definition's name.
+	widths    map[string]int
+	abstracts map[string]string
 }
 
 func newTranslator(text [][]string) *translator {
 	t := &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
-		calls: map[string][]string{}, memo: map[string]*rx{}}
+		calls: map[string][]string{}, memo: map[string]*rx{}, widths: map[string]int{}, abstracts: map[string]string{}}
 	for _, level := range text {
 		for _, line := range level {
 			switch {
@@ -76,6 +80,13 @@ func newTranslator(text [][]string) *translator {
 				if len(f) == 4 {
 					n := lookupNote{found: f[0], mapName: f[1], key: f[2], arr: f[3]}
 					t.lookups[f[0]], t.lookups[f[3]] = n, n
+				}
+			case strings.HasPrefix(line, "(declare-const "):
+				name, sort, _ := strings.Cut(strings.TrimSuffix(line[len("(declare-const "):], ")"), " ")
+				t.widths[name] = sortWidth(sort)
+			case strings.HasPrefix(line, "; @abstract "):
+				if f := strings.Fields(line[len("; @abstract "):]); len(f) >= 2 {
+					t.abstracts[f[0]] = f[1]
 				}
 			case strings.HasPrefix(line, "; @call "):
 				f := strings.Fields(line[len("; @call "):])
@@ -241,7 +252,7 @@ func (t *translator) atom(a string) *rx {
 		} else if d, ok := t.def(a); ok {
 			r = t.conv(d)
 		} else {
-			r = vx(64, a)
+			r = t.declared(a)
 		}
 	}
 	t.memo[a] = r

@@ -279,5 +279,8 @@ func StepName(s Step) string {
 	if s.Holds {
 		return s.Test
 	}
+	if inner, ok := stripNot(s.Test); ok {
+		return inner
+	}
 	return "not (" + s.Test + ")"
 }

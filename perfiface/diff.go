@@ -552,6 +552,9 @@ var negations = map[string]string{" == ": " != ", " != ": " == ", " < ": " >= ",
 // negTest negates a test: a single comparison by its opposite operator,
 // anything else with "not".
 func negTest(t string) string {
+	if inner, ok := stripNot(t); ok {
+		return inner
+	}
 	if !strings.Contains(t, " and ") && !strings.Contains(t, " or ") {
 		found, op := 0, ""
 		for o := range negations {

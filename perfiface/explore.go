@@ -95,7 +95,10 @@ type Exploration struct {
 	// ended before the resolution or class count it aimed at.
 	Coarse, Stopped bool
 	Progress        Progress
-	Notes           []string // over-approximations of the symbolic executor
+	// WellFormed is ExploreOptions.Check.WellFormed: only packets with
+	// valid headers were considered.
+	WellFormed bool
+	Notes      []string // over-approximations of the symbolic executor
 }
 
 // errLimit stops the workers when MaxPaths is reached.
@@ -166,7 +169,7 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 		}
 		truncated = true // the tree holds the subtrees finished before the stop
 	}
-	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, MaxDepth: opts.MaxDepth, Progress: x.progress()}
+	ex := &Exploration{G: g, Root: root, Paths: x.paths, Truncated: truncated, MaxDepth: opts.MaxDepth, Progress: x.progress(), WellFormed: opts.Check.WellFormed}
 	for _, c := range checkers {
 		for _, n := range c.Notes() {
 			x.notes[n] = true

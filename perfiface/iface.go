@@ -41,6 +41,9 @@ type Interface struct {
 	// limit, interrupt, leaf limit) at that resolution.
 	Coarse, Stopped bool
 	Reached         float64
+	// WellFormed says that only packets with valid headers were
+	// considered (symex.Options.WellFormed).
+	WellFormed bool
 
 	prog  *bpfprog.Program
 	g     *cfg.Graph // the graph the paths' edges index
@@ -107,7 +110,7 @@ func Build(ex *Exploration, metric string, t *target.Target, program string) (*I
 		return nil, err
 	}
 	it.Root, it.Notes, it.Partial, it.MaxDepth = ex.Root, ex.Notes, ex.Truncated, ex.MaxDepth
-	it.Coarse, it.Stopped = ex.Coarse, ex.Stopped
+	it.Coarse, it.Stopped, it.WellFormed = ex.Coarse, ex.Stopped, ex.WellFormed
 	for _, p := range ex.Paths {
 		if p.Bounded {
 			it.Paths = append(it.Paths, it.priceBounded(p))

@@ -207,7 +207,10 @@ func (l layout) bytesName(r *rx) string {
 }
 
 // keyText prints a lookup key: the packet fields it copies, by the key
-// struct's member names when the object has BTF.
+// struct's member names when the object has BTF. The members of an
+// anonymous struct are named as C names them, by their own names; a
+// member without a name (an anonymous union) by its byte range in the
+// key, [4:8].
 func (l layout) keyText(mapName string, key *rx) string {
 	one := func(v *rx) string {
 		if v.op == opPkt && v.descending() {
@@ -226,41 +229,65 @@ func (l layout) keyText(mapName string, key *rx) string {
 		return one(key)
 	}
 	var parts []string
-	for _, mem := range st.Members {
-		size, err := btf.Sizeof(mem.Type)
-		if err != nil || mem.Offset%8 != 0 || mem.BitfieldSize != 0 {
-			return one(key)
+	var members func(st *btf.Struct, base int) bool
+	members = func(st *btf.Struct, base int) bool {
+		for _, mem := range st.Members {
+			size, err := btf.Sizeof(mem.Type)
+			if err != nil || mem.Offset%8 != 0 || mem.BitfieldSize != 0 {
+				return false
+			}
+			lo := base + int(mem.Offset/8)
+			if 8*(lo+size) > key.w {
+				return true
+			}
+			if inner, ok := btf.UnderlyingType(mem.Type).(*btf.Struct); ok && mem.Name == "" {
+				if !members(inner, lo) {
+					return false
+				}
+				continue
+			}
+			v := extract(key, 8*(lo+size)-1, 8*lo)
+			if v.isConst() && v.c == 0 && (mem.Name == "" || strings.HasPrefix(mem.Name, "pad") || strings.HasPrefix(mem.Name, "_") || strings.HasPrefix(mem.Name, "reserved")) {
+				continue // padding the program zeroed
+			}
+			name := mem.Name
+			if name == "" {
+				name = fmt.Sprintf("[%d:%d]", lo, lo+size)
+			}
+			parts = append(parts, name+"="+one(v))
 		}
-		lo := int(mem.Offset / 8)
-		if 8*(lo+size) > key.w {
-			break
-		}
-		v := extract(key, 8*(lo+size)-1, 8*lo)
-		if v.isConst() && v.c == 0 && (strings.HasPrefix(mem.Name, "pad") || strings.HasPrefix(mem.Name, "_") || strings.HasPrefix(mem.Name, "reserved")) {
-			continue // padding the program zeroed
-		}
-		parts = append(parts, fmt.Sprintf("%s=%s", mem.Name, one(v)))
+		return true
+	}
+	if !members(st, 0) {
+		return one(key)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// memberAt names the struct member at a byte offset and size.
+// memberAt names the struct member at a byte offset and size, or "".
+// The members of an anonymous struct or union are named by their own
+// names, as in C; an anonymous member that is not one has no name.
 func memberAt(t btf.Type, off, size int) string {
-	st, ok := btf.UnderlyingType(t).(*btf.Struct)
-	if !ok {
-		return ""
+	var ms []btf.Member
+	switch st := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		ms = st.Members
+	case *btf.Union:
+		ms = st.Members
 	}
-	for _, mem := range st.Members {
+	for _, mem := range ms {
 		s, err := btf.Sizeof(mem.Type)
 		if err != nil || mem.Offset%8 != 0 {
 			continue
 		}
 		lo := int(mem.Offset / 8)
-		if lo == off && s == size {
+		if lo == off && s == size && mem.Name != "" {
 			return mem.Name
 		}
 		if lo <= off && off+size <= lo+s {
-			if inner := memberAt(mem.Type, off-lo, size); inner != "" {
+			if inner := memberAt(mem.Type, off-lo, size); inner != "" && mem.Name == "" {
+				return inner
+			} else if inner != "" {
 				return mem.Name + "." + inner
 			}
 		}

@@ -14,6 +14,7 @@ type JSON struct {
 	Metric     string      `json:"metric"`
 	Unit       string      `json:"unit"`
 	Target     string      `json:"target,omitempty"`
+	Packets    string      `json:"packets"` // "any" or "well-formed"
 	Resolution float64     `json:"resolution"`
 	Chosen     bool        `json:"chosen,omitempty"`
 	Coarse     bool        `json:"coarse,omitempty"`
@@ -45,6 +46,10 @@ func (it *Interface) WriteJSON(w io.Writer, v *View, thresholds bool) error {
 		j.Paths = []PathInfo{}
 	}
 	j.Chosen, j.Coarse, j.Reached, j.Stopped = v.Chosen, it.Coarse, it.Reached, it.Stopped
+	j.Packets = "any"
+	if it.WellFormed {
+		j.Packets = "well-formed"
+	}
 	if it.Coarse {
 		j.Explored = it.View(1e-9).Root // every decision made, open subtrees as classes
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -19,6 +20,14 @@ func (it *Interface) metricTitle() string {
 		return "memory accesses (BPF loads and stores)"
 	}
 	return fmt.Sprintf("cost in %s under target %s", it.Unit, it.Target)
+}
+
+// packetsTitle says which packets the exploration considered.
+func (it *Interface) packetsTitle() string {
+	if it.WellFormed {
+		return "well-formed (" + symex.WellFormedSummary + ")"
+	}
+	return "any bytes (malformed headers included; --well-formed leaves them out)"
 }
 
 // Python writes a view as a Python function, the form users of the
@@ -49,6 +58,7 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	p.line(0, "def %s(pkt, state):", name)
 	p.line(1, "# Program: %s", it.Program)
 	p.line(1, "# Metric: %s", it.metricTitle())
+	p.line(1, "# Packets: %s", it.packetsTitle())
 	if v.Resolution <= 1e-9 || (it.Metric != MetricCost && v.Resolution <= 1) {
 		p.line(1, "# Resolution: exact (paths with equal cost merged only)")
 	} else {

@@ -155,7 +155,7 @@ func Refine(ctx context.Context, g *cfg.Graph, opts RefineOptions) (*Exploration
 	if r.err != nil {
 		return nil, r.err
 	}
-	ex := &Exploration{G: g, Coarse: true, Stopped: r.stopped, Progress: r.progress()}
+	ex := &Exploration{G: g, Coarse: true, Stopped: r.stopped, Progress: r.progress(), WellFormed: opts.Check.WellFormed}
 	if r.root != nil && !(r.root.open && len(r.root.edges) == 0) {
 		ex.Root = r.tree(r.root, &ex.Paths)
 	} else if r.root != nil {

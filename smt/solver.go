@@ -45,6 +45,10 @@ type Config struct {
 	// UnsatCore can answer. It slows z3's checks, so a search keeps it to
 	// a second solver that only explains refuted paths.
 	UnsatCores bool
+	// LazyDefinitions holds back every constant definition ("(define-fun
+	// NAME () ...)") until a command sent later uses it, directly or
+	// through other definitions (see lazy.go). z3 only.
+	LazyDefinitions bool
 }
 
 // Solver is one solver process.
@@ -57,6 +61,7 @@ type Solver struct {
 	log     io.Writer
 	depth   int
 	timeout time.Duration
+	lazy    *lazyDefs // nil: definitions are sent as they come
 	close   sync.Once
 	closed  chan struct{} // closed by Close
 }
@@ -97,6 +102,12 @@ func Start(cfg Config) (*Solver, error) {
 	}
 	s := &Solver{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), lines: make(chan line, 256), closed: make(chan struct{}),
 		isZ3: strings.Contains(argv[0], "z3"), timeout: cfg.Timeout, log: cfg.Log}
+	if cfg.LazyDefinitions && s.isZ3 {
+		// z3 keeps the model of the last check across a definition, so a
+		// get-value may bring the definitions it needs; SMT-LIB leaves
+		// other solvers free to refuse that.
+		s.lazy = newLazyDefs()
+	}
 	// Output is read as it comes, so that a solver writing more than a
 	// pipe holds (errors about commands not yet answered) never blocks
 	// while we write to it.
@@ -122,16 +133,29 @@ func Start(cfg Config) (*Solver, error) {
 
 func (s *Solver) send(lines ...string) error {
 	for _, l := range lines {
-		s.in.WriteString(l)
-		s.in.WriteByte('\n')
-		if s.log != nil {
-			fmt.Fprintln(s.log, l)
+		if s.lazy != nil {
+			if s.lazy.hold(l) {
+				continue
+			}
+			if strings.HasPrefix(l, ";") {
+				continue // a comment's names need no definition, nor the solver the comment
+			}
+			s.lazy.require(l, s.write)
 		}
+		s.write(l)
 	}
 	if err := s.in.Flush(); err != nil {
 		return fmt.Errorf("smt solver: %w", err)
 	}
 	return nil
+}
+
+func (s *Solver) write(l string) {
+	s.in.WriteString(l)
+	s.in.WriteByte('\n')
+	if s.log != nil {
+		fmt.Fprintln(s.log, l)
+	}
 }
 
 // Declare, Assert and the other commands are written without waiting for
@@ -146,6 +170,9 @@ func (s *Solver) Assert(term string) error { return s.send("(assert " + term + "
 // Push opens a scope.
 func (s *Solver) Push() error {
 	s.depth++
+	if s.lazy != nil {
+		s.lazy.push()
+	}
 	return s.send("(push 1)")
 }
 
@@ -155,6 +182,9 @@ func (s *Solver) Pop() error {
 		return errors.New("smt: pop without push")
 	}
 	s.depth--
+	if s.lazy != nil {
+		s.lazy.pop()
+	}
 	return s.send("(pop 1)")
 }
 

@@ -34,6 +34,10 @@ type Options struct {
 	// Lemmas) and refutes later paths with them; Checkers of one search
 	// share it.
 	Lemmas *Lemmas
+	// WellFormed restricts the received packet to well-formed headers
+	// (see wellformed.go): a path that only a malformed packet takes is
+	// refuted. A Lemmas store is for Checkers of one setting.
+	WellFormed bool
 }
 
 // DefaultAbstract is the default Options.Abstract.
@@ -367,18 +371,24 @@ func (c *Checker) restart(n int) error {
 
 // startSolver starts a solver with the declarations every path shares.
 func startSolver(opts Options, maps []*bpfprog.Map) (*smt.Solver, error) {
-	s, err := smt.Start(opts.Solver)
+	cfg := opts.Solver
+	cfg.LazyDefinitions = true // most definitions of a path are used by no assertion
+	s, err := smt.Start(cfg)
 	if err != nil {
 		return nil, err
 	}
-	err = s.Send(
-		"(declare-const pkt0 "+arraySort+")",
+	base := []string{
+		"(declare-const pkt0 " + arraySort + ")",
 		"(declare-const len (_ BitVec 64))",
 		"(declare-const ifindex (_ BitVec 32))",
 		"(declare-const rxq (_ BitVec 32))",
 		fmt.Sprintf("(assert (bvuge len %s))", konst(64, uint64(opts.MinPacket)).s),
 		fmt.Sprintf("(assert (bvule len %s))", konst(64, uint64(opts.MaxPacket)).s),
-	)
+	}
+	if opts.WellFormed {
+		base = append(base, wellFormed()...)
+	}
+	err = s.Send(base...)
 	if err != nil {
 		s.Close()
 		return nil, err

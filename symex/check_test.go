@@ -144,3 +144,31 @@ func TestEqualityFolds(t *testing.T) {
 			refuted, len(paths), c.Folded, c.Checks)
 	}
 }
+
+// TestExampleWithUnusedAbstractions: the transcoder's computed bytes go
+// only into the packet, so with them abstracted its example needs no
+// exact solving and is exact as it is; the longest path converts the whole
+// 160-byte payload, and its packet is the smallest that holds it.
+func TestExampleWithUnusedAbstractions(t *testing.T) {
+	g := graphOf(t, testobj.Built(t, "rtp_transcode"), "")
+	c, err := NewChecker(g, Options{Abstract: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := allPaths(t, g, 1)[0]
+	out, err := c.Check(context.Background(), p)
+	if err != nil || out.Result != smt.Sat {
+		t.Fatalf("longest path: %v, %v", out.Result, err)
+	}
+	if len(c.comments("abstract")) == 0 {
+		t.Fatal("no value was abstracted: the test checks nothing")
+	}
+	ex, err := c.Example(context.Background())
+	if err != nil || ex == nil {
+		t.Fatalf("example: %v, %v", ex, err)
+	}
+	if ex.Approx || len(ex.Packet) != 14+20+8+12+160 {
+		t.Errorf("example of %d bytes, approximate %v; want 214 bytes, exact", len(ex.Packet), ex.Approx)
+	}
+}

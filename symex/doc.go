@@ -27,7 +27,10 @@
 // by more than Options.Abstract operations (a hash) is replaced by a fresh
 // unconstrained one while paths are checked; Example solves with the exact
 // definitions and reports a path that is impossible with them
-// (ErrHashRefuted).
+// (ErrHashRefuted). With Options.WellFormed every solver also asserts that
+// the received packet's headers (Ethernet, VLAN tags, IPv4, IPv6, UDP,
+// TCP) are valid as a host's stack parses them (wellformed.go), so that a
+// path only a malformed packet takes is refuted.
 //
 // A Checker keeps one solver process and the symbolic state of every
 // prefix of the last path it checked, so a path that shares a prefix with

@@ -65,6 +65,11 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	}
 	solver := c.s
 	eqs, clocks := c.abstractions(), c.clocks()
+	if len(eqs) > 0 && !c.abstractionsConstrain(st) {
+		// No condition of the path, and not the verdict, depends on an
+		// abstracted value: the abstract model is an exact example.
+		eqs = nil
+	}
 	exact, err := c.exact(ctx, eqs)
 	if err != nil {
 		return nil, err
@@ -87,9 +92,14 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo := uint64(c.opts.MinPacket)
-	for lo < hi {
+	// The lengths below the path's interval are refuted already: a path
+	// whose bounds checks are at constant offsets needs no search.
+	lo := uint64(max(int64(c.opts.MinPacket), st.lens.lo))
+	for first := true; lo < hi; first = false {
 		mid := lo + (hi-lo)/2
+		if first {
+			mid = lo // most often the path's least length is its answer
+		}
 		res, err := c.within(ctx, fmt.Sprintf("(bvule len %s)", konst(64, mid).s))
 		if err != nil {
 			return nil, err
@@ -106,8 +116,9 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err := c.s.Push(); err != nil {
 		return nil, err
 	}
+	scopes := 1
 	defer func() {
-		if c.s == solver { // a restarted solver holds only the path
+		for ; scopes > 0 && c.s == solver; scopes-- { // a restarted solver holds only the path
 			c.s.Pop()
 		}
 		c.model = -1
@@ -116,9 +127,10 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		return nil, err
 	}
 	// Prefer a packet that arrives as BPF_PROG_TEST_RUN delivers it (the
-	// loopback device, queue 0), so that it can be replayed as it is.
+	// loopback device, queue 0), so that it can be replayed as it is,
 	// and with a clock that advances as the interpreter's does, so that
-	// it can be followed there.
+	// it can be followed there. A preference the solver satisfies stays
+	// in a scope of its own, and the model of its check is the example's.
 	prefer := []string{"(and (= ifindex #x00000001) (= rxq #x00000000))"}
 	if len(clocks) > 1 {
 		var eqs []string
@@ -127,19 +139,42 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		}
 		prefer = append(prefer, "(and "+strings.Join(eqs, " ")+")")
 	}
+	modelled := false
 	for _, p := range prefer {
-		if r, err := c.within(ctx, p); err == nil && r == smt.Sat && c.s == solver {
-			if err := c.s.Send("(assert " + p + ")"); err != nil {
-				return nil, err
-			}
+		if c.s != solver {
+			break
 		}
-	}
-	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
-	if err != nil || res != smt.Sat {
-		if ctx.Err() != nil {
+		if err := c.s.Push(); err != nil {
+			return nil, err
+		}
+		if err := c.s.Send("(assert " + p + ")"); err != nil {
+			return nil, err
+		}
+		res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
+		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, nil // the solver could not rebuild the model in time: no example
+		if c.s != solver {
+			break
+		}
+		if err == nil && res == smt.Sat {
+			scopes++
+			modelled = true
+			continue
+		}
+		if err := c.s.Pop(); err != nil {
+			return nil, err
+		}
+		modelled = false
+	}
+	if !modelled || c.s != solver {
+		res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
+		if err != nil || res != smt.Sat {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, nil // the solver could not rebuild the model in time: no example
+		}
 	}
 	n := int(hi)
 	terms := []string{"ifindex", "rxq", "(_ bv0 64)", "(_ bv0 64)"}
@@ -230,6 +265,40 @@ func (c *Checker) comments(kind string) [][]string {
 	return out
 }
 
+// abstractionsConstrain reports whether an assertion of the loaded path,
+// or its verdict, uses a value the executor abstracted (a hash, or any
+// result of more than maxOps operations), directly or through the
+// definitions. A transcoder whose computed bytes only go into the packet
+// does not: whatever values the solver gives them, the same packet takes
+// the path, so solving with their exact definitions (which can take the
+// solver longer than any timeout) is not needed.
+func (c *Checker) abstractionsConstrain(st *state) bool {
+	def := map[string]string{}
+	var roots []string
+	for _, l := range c.levels {
+		for _, line := range l.text {
+			if name := definedName(line); name != "" {
+				def[name] = line
+			} else if strings.HasPrefix(line, "(assert ") {
+				roots = append(roots, line)
+			}
+		}
+	}
+	if st.exited {
+		roots = append(roots, st.verdict.s)
+	}
+	need := uses(roots, func(name string) (string, bool) {
+		line, ok := def[name]
+		return line, ok
+	})
+	for _, f := range c.comments("abstract") {
+		if need[f[0]] {
+			return true
+		}
+	}
+	return false
+}
+
 // clocks names the results of the loaded path's clock helpers, in order.
 func (c *Checker) clocks() []string {
 	var out []string
@@ -307,6 +376,21 @@ func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) 
 	}
 	c.model = -1 // a pop discards the model
 	return res, err
+}
+
+// Shorter says whether the loaded path runs with a packet of fewer than n
+// bytes. Hashes stay free, so Unsat is definite and Sat may not be.
+func (c *Checker) Shorter(ctx context.Context, n int) (smt.Result, error) {
+	if len(c.levels) == 0 {
+		return smt.Unknown, fmt.Errorf("no path loaded")
+	}
+	if int64(n) <= c.levels[len(c.levels)-1].st.lens.lo {
+		return smt.Unsat, nil // the path's bounds checks need more
+	}
+	if err := c.solverAt(len(c.levels)); err != nil {
+		return smt.Unknown, err
+	}
+	return c.within(ctx, fmt.Sprintf("(bvult len %s)", konst(64, uint64(n)).s))
 }
 
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.

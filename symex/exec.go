@@ -273,9 +273,9 @@ func (m *machine) cond(i int) (term, error) {
 		}
 		if n.off.known && n.off.c == 0 {
 			if jop == asm.JEq {
-				return p.null, nil
+				return p.isNull(), nil
 			}
-			return b.not(p.null), nil
+			return b.not(p.isNull()), nil
 		}
 	}
 	m.note("comparison of %s with %s at %s: outcome unconstrained", x.reg, y.reg, m.where(i))

@@ -131,13 +131,15 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	cacheKey := key.s + "@" + spec.Name
 	if o, ok := st.lookups[cacheKey]; ok {
 		v := pointer(regObj, o, konst(64, 0))
-		v.null = b.not(st.objs[o].found)
+		null := b.not(st.objs[o].found)
+		v.null = &null
 		return v, nil
 	}
 	if spec.Type == ebpf.ArrayOfMaps || spec.Type == ebpf.HashOfMaps {
 		m.note("map of maps %s: inner maps are unconstrained", spec.Name)
 		v := pointer(regMap, -1, konst(64, 0))
-		v.null = b.not(b.fresh(1, "found"))
+		null := b.not(b.fresh(1, "found"))
+		v.null = &null
 		return v, nil
 	}
 	// The map's contents since its last update are two functions of the
@@ -203,7 +205,8 @@ func (m *machine) newObjectIn(mapIdx, size int, key, found term, init string) va
 	}
 	m.st.objs = append(m.st.objs, object{mapIdx: mapIdx, size: size, init: arr, arr: arr, key: key, found: found})
 	v := pointer(regObj, len(m.st.objs)-1, konst(64, 0))
-	v.null = m.b.not(found)
+	null := m.b.not(found)
+	v.null = &null
 	return v
 }
 

@@ -24,16 +24,27 @@ func (r region) String() string { return regionNames[r] }
 
 // value is a register or a spilled stack slot.
 type value struct {
-	reg  region
-	obj  int
-	off  term // scalar: the value; pointer: offset into the region
-	null term // Bool: the pointer is NULL (a map lookup's result); known false otherwise
+	reg region
+	obj int
+	off term // scalar: the value; pointer: offset into the region
+	// null, when set, is the Bool that the pointer is NULL (a map
+	// lookup's result); nil means known false. A pointer, not a term, so
+	// that the registers a state copies at every edge stay small.
+	null *term
 }
 
-func scalar(t term) value { return value{reg: regNone, off: t, null: boolConst(false)} }
+// isNull is the Bool that v is a NULL pointer.
+func (v value) isNull() term {
+	if v.null == nil {
+		return boolConst(false)
+	}
+	return *v.null
+}
+
+func scalar(t term) value { return value{reg: regNone, off: t} }
 
 func pointer(r region, obj int, off term) value {
-	return value{reg: r, obj: obj, off: off, null: boolConst(false)}
+	return value{reg: r, obj: obj, off: off}
 }
 
 func (v value) isPtr() bool { return v.reg != regNone }

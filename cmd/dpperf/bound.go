@@ -21,6 +21,7 @@ import (
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
+	"go.yaml.in/yaml/v3"
 )
 
 // loopBounds collects repeated --loop-bound LOC=N flags.
@@ -44,7 +45,8 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	list := fs.Bool("list", false, "list the programs of the object (as 'dpperf programs') and stop")
 	tgt := fs.String("target", hostTarget, "target `NAME` (see 'dpperf targets') or file; the default is this machine, calibrated on first use (root, about a minute)")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
-	asJSON := fs.Bool("json", false, "write the result as JSON (schema: bound/json.md)")
+	out := addOutputFlags(fs, "bound/json.md")
+	asJSON := &out.json
 	require := fs.String("require", "", "exit 1 when the bound is below `RATE` (e.g. 10Mpps, 25Gbit/s)")
 	unroll := fs.Int("unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
 	lb := loopBounds{}
@@ -58,6 +60,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	solver := fs.String("solver", "z3 -in -smt2", "SMT-LIB2 solver `COMMAND` reading from stdin (e.g. \"cvc5 --lang smt2 --incremental\")")
 	queryTimeout := fs.Duration("solver-timeout", 2*time.Second, "per-path solver `TIMEOUT`; a timeout counts the path as possible")
 	maxPacket := fs.Int("max-packet", symex.DefaultMaxPacket, "largest packet in `BYTES` the program can receive (the default is the XDP maximum with 4 KiB pages)")
+	wellFormed := fs.Bool("well-formed", false, "only packets with valid headers (IPv4 ihl >= 5, lengths consistent; see docs/bound.md): the worst case of well-formed traffic, at least the bound over any bytes")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
@@ -71,7 +74,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *list {
-		return listPrograms(pos[0], *asJSON, stdout)
+		return out.write(stdout, func(w io.Writer) error { return listPrograms(pos[0], *asJSON, w) })
 	}
 	if *memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// A long search keeps every refuted prefix: without a limit the
@@ -87,8 +90,8 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return fail.Usagef("bound: --metric must be pps or bps, got %q", *metric)
 	}
-	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate) {
-		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream or --metric")
+	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate || *wellFormed) {
+		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream, --metric or --well-formed")
 	}
 	var reqRate float64
 	var reqKind units.RateKind
@@ -124,12 +127,16 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
 	}
 	costed := bound.CostWith(g, t, pcv)
-	w := bufio.NewWriter(stdout)
+	dst, finish, err := out.open(stdout)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(dst)
 	var res *bound.Result
 	if *naive {
 		res, err = bound.Naive(ctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket, WellFormed: *wellFormed,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:
@@ -140,7 +147,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		res, err = bound.SSP(ctx, costed, opts)
 	}
 	if err != nil {
-		return err
+		return finish(false, err)
 	}
 	var measureErr error
 	switch {
@@ -149,17 +156,17 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		measureErr = fail.NeedsRootf("bound: --measure needs root (BPF_PROG_TEST_RUN): the bound above was not measured")
 	default:
 		if err := measure.Paths(g, res); err != nil {
-			return err
+			return finish(false, err)
 		}
 	}
 	if *pcapOut != "" {
 		if err := writeExamplePcap(*pcapOut, res); err != nil {
-			return err
+			return finish(false, err)
 		}
 	}
 	if *mapsOut != "" {
 		if err := writeExampleMaps(*mapsOut, res); err != nil {
-			return err
+			return finish(false, err)
 		}
 	}
 	switch {
@@ -173,7 +180,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err == nil {
 		err = w.Flush()
 	}
-	if err != nil {
+	if err := finish(err == nil, err); err != nil {
 		return err
 	}
 	if *require != "" {
@@ -208,53 +215,95 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) > 0 && args[0] == "fit" {
 		return runTargetsFit(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --out FILE [flags] | targets fit --target FILE --out FILE OBJECT...", stderr)
+	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --write FILE [flags] | targets fit --target FILE --write FILE OBJECT...", stderr)
+	out := addOutputFlags(fs, "target/json.md")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
-	}
-	if len(pos) == 1 && pos[0] == hostTarget {
-		t, err := loadTarget(ctx, hostTarget, stderr)
-		if err != nil {
-			return err
-		}
-		data, err := target.Marshal(t)
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(data)
-		return err
-	}
-	if len(pos) == 1 {
-		data, err := target.Raw(pos[0])
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(data)
 		return err
 	}
 	if len(pos) > 1 {
 		return fail.Usagef("targets: want at most one target name")
 	}
-	names := target.Names()
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
+	if len(pos) == 1 {
+		data, err := targetSource(ctx, pos[0], stderr)
+		if err != nil {
+			return err
+		}
+		return out.write(stdout, func(w io.Writer) error {
+			if out.json {
+				return yamlAsJSON(w, data)
+			}
+			_, err := w.Write(data)
+			return err
+		})
 	}
-	for _, n := range names {
+	return out.write(stdout, func(w io.Writer) error { return listTargets(ctx, w, out.json) })
+}
+
+// targetSource is the YAML of a target: its file, or for host this
+// machine's calibration.
+func targetSource(ctx context.Context, name string, stderr io.Writer) ([]byte, error) {
+	if name != hostTarget {
+		return target.Raw(name)
+	}
+	t, err := loadTarget(ctx, hostTarget, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return target.Marshal(t)
+}
+
+// yamlAsJSON writes a YAML document as indented JSON.
+func yamlAsJSON(w io.Writer, data []byte) error {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// targetEntry is one target of the list in JSON (target/json.md).
+type targetEntry struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Basis       string `json:"basis"`
+	File        string `json:"file,omitempty"`
+}
+
+// listTargets lists the built-in targets and host as a table or as JSON.
+func listTargets(ctx context.Context, w io.Writer, asJSON bool) error {
+	var list []targetEntry
+	for _, n := range target.Names() {
 		t, err := target.Load(n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-*s  %s\n", width, n, t.Description)
+		list = append(list, targetEntry{Name: n, Description: t.Description, Basis: t.Basis})
 	}
-	host := "this machine, calibrated on first use (root, about a minute)"
+	host := targetEntry{Name: hostTarget, Description: "this machine, calibrated on first use (root, about a minute)", Basis: "calibrated"}
 	if cache, err := calibrate.DefaultHostCache(); err == nil {
 		if _, path, err := cache.Lookup(calibrate.ThisHost()); err == nil {
-			host = "this machine, calibrated: " + path
+			host.Description, host.File = "this machine, calibrated: "+path, path
 		}
 	}
-	fmt.Fprintf(stdout, "%-*s  %s\n", width, hostTarget, host)
-	fmt.Fprintln(stdout, "\nShow one with 'dpperf targets NAME'; use your own with --target FILE.yaml.")
-	return nil
+	list = append(list, host)
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Schema  string        `json:"schema"`
+			Targets []targetEntry `json:"targets"`
+		}{"dpperf.targets/v1", list})
+	}
+	width := 0
+	for _, e := range list {
+		width = max(width, len(e.Name))
+	}
+	for _, e := range list {
+		fmt.Fprintf(w, "%-*s  %s\n", width, e.Name, e.Description)
+	}
+	_, err := fmt.Fprintln(w, "\nShow one with 'dpperf targets NAME'; use your own with --target FILE.yaml.")
+	return err
 }

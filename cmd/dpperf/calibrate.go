@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +17,10 @@ import (
 
 // runTargetsCalibrate measures this host and writes a target file.
 func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets calibrate", "targets calibrate --out FILE.yaml | --host [--runs R] [--quick] [flags]", stderr)
-	out := fs.String("out", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
+	fs := newFlagSet("targets calibrate", "targets calibrate --write FILE.yaml | --host [--runs R] [--quick] [flags]", stderr)
+	out := fs.String("write", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
+	deprecatedFlag(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
+	report := addOutputFlags(fs, "target/json.md")
 	host := fs.Bool("host", false, "write it as this machine's calibration for --target host (in the user's cache directory), replacing any")
 	name := fs.String("name", calibrate.HostName, "target `NAME` in the file")
 	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 11 with --host; 3 with --quick)")
@@ -33,9 +36,9 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	case len(pos) > 0:
 		return fail.Usagef("targets calibrate: unexpected arguments %v", pos)
 	case *out == "" && !*host:
-		return fail.Usagef("targets calibrate: --out FILE or --host is required")
+		return fail.Usagef("targets calibrate: --write FILE or --host is required")
 	case *out != "" && *host:
-		return fail.Usagef("targets calibrate: --out and --host exclude each other")
+		return fail.Usagef("targets calibrate: --write and --host exclude each other")
 	case *host && (*name != calibrate.HostName || *model != calibrate.Throughput):
 		return fail.Usagef("targets calibrate: --host takes no --name or --model")
 	case *model != calibrate.Throughput && *model != calibrate.Latency:
@@ -65,7 +68,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		if err != nil {
 			return err
 		}
-		if err := calibrationTable(stdout, res, t); err != nil {
+		if err := report.write(stdout, func(w io.Writer) error { return calibrationReport(w, report.json, res, t, path) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s (%s, %s): used by --target host on this machine\n", path, t.Name, res.Elapsed.Round(1e8))
@@ -81,7 +84,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	if err := writeAtomic(ctx, *out, data); err != nil {
 		return err
 	}
-	if err := calibrationTable(stdout, res, t); err != nil {
+	if err := report.write(stdout, func(w io.Writer) error { return calibrationReport(w, report.json, res, t, *out) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s (%s, %s): use it with 'dpperf bound --target %s'\n", *out, t.Name,
@@ -111,6 +114,57 @@ func writeAtomic(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// calibrationJSON is the JSON form of a calibration (target/json.md).
+type calibrationJSON struct {
+	Schema      string            `json:"schema"`
+	Target      string            `json:"target"`
+	File        string            `json:"file"`
+	Percentile  float64           `json:"percentile"`
+	Costs       []calibrationCost `json:"costs"`
+	NotMeasured []string          `json:"not_measured"`
+	Notes       []string          `json:"notes"`
+}
+
+type calibrationCost struct {
+	Cost    string  `json:"cost"`
+	NS      float64 `json:"ns"`
+	Min     float64 `json:"min_ns"`
+	Median  float64 `json:"median_ns"`
+	High    float64 `json:"high_ns"`
+	Max     float64 `json:"max_ns"`
+	Variant string  `json:"variant"`
+}
+
+// calibrationReport writes the calibration as calibrationTable does, or
+// as JSON.
+func calibrationReport(w io.Writer, asJSON bool, res *calibrate.Result, t *target.Target, file string) error {
+	if !asJSON {
+		return calibrationTable(w, res, t)
+	}
+	c := calibrationJSON{Schema: "dpperf.calibration/v1", Target: t.Name, File: file, Percentile: res.Options.Percentile,
+		Costs: []calibrationCost{}, NotMeasured: []string{}, Notes: t.Calibration.Notes}
+	if c.Notes == nil {
+		c.Notes = []string{}
+	}
+	seen := map[string]bool{}
+	for _, m := range res.Measurements {
+		if m.Err != nil {
+			c.NotMeasured = append(c.NotMeasured, fmt.Sprintf("%s: %v", m.ID(), m.Err))
+			continue
+		}
+		s, ok := t.Calibration.Spread[m.Key]
+		if seen[m.Key] || !ok {
+			continue
+		}
+		seen[m.Key] = true
+		c.Costs = append(c.Costs, calibrationCost{Cost: m.Key, NS: calibrate.RoundUp(s.High, 0.01), Min: s.Min, Median: s.Median,
+			High: s.High, Max: s.Max, Variant: s.Variant})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
 }
 
 // calibrationTable prints every measured cost with its spread (PCV costs

@@ -18,7 +18,7 @@ import (
 func TestTargetsCalibrate(t *testing.T) {
 	dir := t.TempDir()
 	host := filepath.Join(dir, "host.yaml")
-	out, errs, code := dpperf(t, "targets", "calibrate", "--quick", "--out", host)
+	out, errs, code := dpperf(t, "targets", "calibrate", "--quick", "--write", host)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -122,10 +122,10 @@ func TestTargetsCalibrateUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"targets", "calibrate"}, "--out FILE or --host is required"},
-		{[]string{"targets", "calibrate", "--out", "x.yaml", "--model", "fast"}, "--model must be"},
-		{[]string{"targets", "calibrate", "--out", "x.yaml", "--percentile", "0"}, "--percentile"},
-		{[]string{"targets", "calibrate", "--out", "x.yaml", "extra"}, "unexpected arguments"},
+		{[]string{"targets", "calibrate"}, "--write FILE or --host is required"},
+		{[]string{"targets", "calibrate", "--write", "x.yaml", "--model", "fast"}, "--model must be"},
+		{[]string{"targets", "calibrate", "--write", "x.yaml", "--percentile", "0"}, "--percentile"},
+		{[]string{"targets", "calibrate", "--write", "x.yaml", "extra"}, "unexpected arguments"},
 	} {
 		_, errs, code := dpperf(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {
@@ -174,7 +174,7 @@ func TestBoundTargetHost(t *testing.T) {
 	if !strings.Contains(text, "\nestimate: ") || strings.Contains(text, "\nguarantee: ") || !strings.Contains(text, "--target host") {
 		t.Errorf("x86-64 bound not reported as an estimate with a hint:\n%s", text)
 	}
-	if _, errs, code := dpperf(t, "targets", "calibrate", "--host", "--out", "x.yaml"); code != 2 || !strings.Contains(errs, "exclude") {
-		t.Errorf("--host with --out: exit %d: %s", code, errs)
+	if _, errs, code := dpperf(t, "targets", "calibrate", "--host", "--out", "x.yaml"); code != 2 || !strings.Contains(errs, "exclude") || !strings.Contains(errs, "--out is deprecated; use --write") {
+		t.Errorf("--host with the deprecated --out: exit %d: %s", code, errs)
 	}
 }

@@ -20,9 +20,11 @@ import (
 // runTargetsFit scales a measured target's cost groups to timed paths of
 // real programs and writes the scaled target.
 func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets fit", "targets fit --target HOST.yaml --out FILE.yaml [flags] OBJECT...", stderr)
+	fs := newFlagSet("targets fit", "targets fit --target HOST.yaml --write FILE.yaml [flags] OBJECT...", stderr)
 	tgt := fs.String("target", "", "the measured target to scale (`FILE` from targets calibrate, or a built-in name)")
-	out := fs.String("out", "", "write the fitted target to `FILE` (YAML)")
+	out := fs.String("write", "", "write the fitted target to `FILE` (YAML)")
+	deprecatedFlag(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
+	report := addOutputFlags(fs, "target/json.md")
 	name := fs.String("name", "", "target `NAME` in the file (default: the measured target's name with -fit)")
 	kind := fs.String("kind", calibrate.Envelope, "`envelope`: no timed path above its prediction (a bound); median: least relative error (an estimate)")
 	groups := fs.String("groups", "alu,branch,memory,call", "comma-separated cost `GROUPS` to scale (of "+strings.Join(target.Groups, ", ")+")")
@@ -40,7 +42,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch {
 	case *tgt == "" || *out == "":
-		return usageError(fs, "--target and --out are required")
+		return usageError(fs, "--target and --write are required")
 	case len(pos) == 0 && *samplesIn == "":
 		return fail.Usagef("targets fit: give the objects whose programs to time")
 	case len(pos) > 0 && *samplesIn != "":
@@ -116,7 +118,16 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := writeAtomic(ctx, *out, data); err != nil {
 		return err
 	}
-	fitTable(stdout, samples, res)
+	err = report.write(stdout, func(w io.Writer) error {
+		if report.json {
+			return fitJSON(w, fitted.Name, *out, samples, res)
+		}
+		fitTable(w, samples, res)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "wrote %s (%s)\n", *out, fitted.Name)
 	return nil
 }
@@ -169,6 +180,46 @@ func xdpPrograms(file string) ([]*bpfprog.Program, error) {
 		return nil, fail.Input(file, fmt.Errorf("no XDP program"))
 	}
 	return ps, nil
+}
+
+// fitJSON writes a fit as JSON (target/json.md).
+func fitJSON(w io.Writer, name, file string, samples []*calibrate.Sample, res *calibrate.FitResult) error {
+	type path struct {
+		Program  string  `json:"program"`
+		Insns    int     `json:"insns"`
+		Median   float64 `json:"median_ns"`
+		High     float64 `json:"high_ns"`
+		Before   float64 `json:"before_ns"`
+		Fitted   float64 `json:"fitted_ns"`
+		Relative float64 `json:"error"`
+	}
+	v := struct {
+		Schema string             `json:"schema"`
+		Target string             `json:"target"`
+		File   string             `json:"file"`
+		Kind   string             `json:"kind"`
+		Scale  map[string]float64 `json:"scale"`
+		Unused []string           `json:"unused"`
+		Paths  []path             `json:"paths"`
+		Min    float64            `json:"error_min"`
+		Median float64            `json:"error_median"`
+		Max    float64            `json:"error_max"`
+	}{Schema: "dpperf.targets.fit/v1", Target: name, File: file, Kind: res.Kind, Scale: res.Scale, Unused: res.Unused, Paths: []path{},
+		Min: res.ErrMin, Median: res.ErrMedian, Max: res.ErrMax}
+	if v.Unused == nil {
+		v.Unused = []string{}
+	}
+	for _, s := range samples {
+		m := s.High
+		if res.Kind == calibrate.Median {
+			m = s.Median
+		}
+		p := s.Predicted(res.Scale)
+		v.Paths = append(v.Paths, path{s.Program, s.Insns, s.Median, s.High, s.Predicted(nil), p, (p - m) / m})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // fitTable prints the scales and every sample's measured and predicted

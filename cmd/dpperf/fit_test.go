@@ -15,7 +15,7 @@ import (
 // by group, and the envelope puts no path below its time.
 func TestTargetsFitFromSamples(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fit.yaml")
-	table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--out", out,
+	table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out,
 		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -51,12 +51,12 @@ func TestTargetsFitUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"targets", "fit", "--out", "x.yaml", "a.o"}, "--target and --out are required"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml"}, "give the objects"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 6 group shares"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
-		{[]string{"targets", "fit", "--target", "x86-64", "--out", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF ELF object: no ELF header"},
+		{[]string{"targets", "fit", "--write", "x.yaml", "a.o"}, "--target and --write are required"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml"}, "give the objects"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 6 group shares"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF ELF object: no ELF header"},
 	} {
 		_, errs, code := dpperf(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {
@@ -69,7 +69,7 @@ func TestTargetsFitUsage(t *testing.T) {
 // example program timed on the kernel.
 func TestTargetsFitTimesObjects(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fit.yaml")
-	_, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--out", out, "--kind", "median",
+	_, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out, "--kind", "median",
 		"--runs", "3", "--paths", "4", testobj.Built(t, "parser"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

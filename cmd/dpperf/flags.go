@@ -17,7 +17,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: dpperf %s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	return fs
 }

@@ -28,6 +28,7 @@ type ifaceFlags struct {
 	maxDepth                  int
 	lb                        loopBounds
 	timeout, timeLimit        time.Duration
+	wellFormed                bool
 	// coarse, when set, explores coarse first (perfiface.Refine) instead
 	// of every feasible path.
 	coarse *perfiface.RefineOptions
@@ -46,6 +47,7 @@ func addIfaceFlags(fs *flag.FlagSet) *ifaceFlags {
 	fs.IntVar(&f.maxPaths, "max-paths", 100000, "stop after `N` feasible paths")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "explore at most `N` decisions along a path; deeper subtrees become classes bounded by the cheapest and dearest ways through them (0: no bound)")
 	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop exploring after `DURATION`")
+	fs.BoolVar(&f.wellFormed, "well-formed", false, "only packets with valid headers (IPv4 ihl >= 5, lengths consistent; see docs/bound.md)")
 	return f
 }
 
@@ -74,7 +76,7 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 		return nil, fail.Usagef("interface: --max-depth must not be negative")
 	}
 	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths, MaxDepth: f.maxDepth,
-		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}}
+		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}, WellFormed: f.wellFormed}}
 	if isTerminal(stderr) {
 		opts.Progress = func(p perfiface.Progress) {
 			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided, %d bounded), %d branches refuted, %d checks, %.1fs   ",
@@ -123,7 +125,8 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact, every feasible path; default: the finest with at most --classes classes)")
 	classes := fs.Int("classes", perfiface.DefaultClasses, "without --resolution, aim at `N` classes")
 	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
-	asJSON := fs.Bool("json", false, "write the interface as JSON (schema: perfiface/json.md)")
+	out := addOutputFlags(fs, "perfiface/json.md")
+	asJSON := &out.json
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
 	tr := addTraceFlags(fs)
 	pos, err := parseFlags(fs, args)
@@ -151,9 +154,13 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if tr.active() {
-		return tr.run(ctx, it, *res, *asJSON, stdout)
+		return out.write(stdout, func(w io.Writer) error { return tr.run(ctx, it, *res, *asJSON, w) })
 	}
-	w := bufio.NewWriter(stdout)
+	dst, finish, err := out.open(stdout)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(dst)
 	r, header := max(*res, 1e-9), []string(nil)
 	switch {
 	case f.coarse != nil && !resSet:
@@ -190,7 +197,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err == nil {
 		err = w.Flush()
 	}
-	if err != nil {
+	if err := finish(err == nil, err); err != nil {
 		return err
 	}
 	return ctx.Err()

@@ -22,7 +22,8 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	f := addIfaceFlags(fs)
 	res := fs.Float64("resolution", 0, "compare the classes of the interfaces at resolution `R` (0: exact)")
 	failAbove := fs.Float64("fail-above", 0, "exit 1 when an input class got more than `PERCENT` costlier")
-	asJSON := fs.Bool("json", false, "write the comparison as JSON")
+	out := addOutputFlags(fs, "docs/interface.md#json")
+	asJSON := &out.json
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -52,17 +53,21 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(stdout)
-	if *asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(d)
-	} else {
-		writeDiff(w, d)
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
+	err = out.write(stdout, func(dst io.Writer) error {
+		w := bufio.NewWriter(dst)
+		var err error
+		if *asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			err = enc.Encode(d)
+		} else {
+			writeDiff(w, d)
+		}
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}

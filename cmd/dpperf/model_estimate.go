@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,7 @@ import (
 
 func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
-	format := fs.String("format", "text", "output format: text or json")
+	format := addModelOutput(fs, stderr)
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a parameter, e.g. size=64B or g.v.placement=1 (repeatable; names as for sweep)")
@@ -38,14 +39,14 @@ func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writ
 		if *compat != "lognic" {
 			return fail.Usagef("--compat: only 'lognic' is known, got %q", *compat)
 		}
-		return estimateCompat(path, *format, stdout)
+		return estimateCompat(path, format, stdout)
 	}
 	net, err := loadNetwork(ctx, pf, path, *offered, sets...)
 	if err != nil {
 		return err
 	}
 	r := analytic.Evaluate(net)
-	return writeResult(stdout, *format, func(w io.Writer) error {
+	return writeResult(stdout, format, func(w io.Writer) error {
 		if err := r.WriteText(w); err != nil {
 			return err
 		}
@@ -116,17 +117,32 @@ func loadTunable(ctx context.Context, pf *programFlags, path, offered string, se
 	return m, changed, nil
 }
 
-// writeResult prints v as text (with text) or indented JSON.
-func writeResult(w io.Writer, format string, text func(io.Writer) error, v any) error {
-	switch format {
-	case "text":
-		return text(w)
-	case "json":
+// writeResult prints v as text (with text) or, with --json, as indented
+// JSON, to stdout or the file of -o.
+func writeResult(stdout io.Writer, o *outputFlags, text func(io.Writer) error, v any) error {
+	return o.write(stdout, func(w io.Writer) error {
+		if !o.json {
+			return text(w)
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
-	}
-	return fail.Usagef("--format: want text or json, got %q", format)
+	})
+}
+
+// addModelOutput registers the output flags of a model command, and the
+// former --format text|json as a deprecated spelling of --json.
+func addModelOutput(fs *flag.FlagSet, stderr io.Writer) *outputFlags {
+	o := addOutputFlags(fs, "docs/model.md#json-schemas")
+	deprecatedFlag(fs, "format", "--json", stderr, false, func(v string) error {
+		switch v {
+		case "text", "json":
+			o.json = v == "json"
+			return nil
+		}
+		return fmt.Errorf("want text or json, got %q", v)
+	})
+	return o
 }
 
 // CompatResult is the JSON form of `estimate --compat lognic`
@@ -144,7 +160,7 @@ type CompatResult struct {
 	LatencyUnavailable string `json:"latency_unavailable,omitempty"`
 }
 
-func estimateCompat(path, format string, stdout io.Writer) error {
+func estimateCompat(path string, format *outputFlags, stdout io.Writer) error {
 	f, err := lognic.Load(path)
 	if err != nil {
 		return fail.Input("", err)

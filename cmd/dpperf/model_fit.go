@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -53,11 +54,11 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	params := fs.String("fit", strings.Join(fit.All, ","), "parameters to fit; the others keep the specification's values")
 	write := fs.String("write", "", "write the specification with the fitted values to this YAML file")
 	distance := fs.String("distance", fit.Orthogonal, "distance of a point to the curve: orthogonal (log load and log latency) or vertical (relative latency error)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := addModelOutput(fs, stderr)
 	profiles := fs.String("profile", "", "fit a model of an I/O path to `dpperf profile --json` reports (comma-separated, one per load) instead of a stage to a curve")
 	group := fs.String("group", "", "with --profile: the request group (e.g. 'read 4KiB'; default each profile's first)")
 	check := fs.String("check", "", "with --profile: predict the latencies at the load of this profile and compare")
-	parallelism := fs.Int("parallelism", 1, "with --profile: engines of split stages when one profile cannot tell them")
+	parallelism := fs.String("parallelism", "auto", "with --profile: engines of split stages, or auto: fitted to two or more profiles, estimated from one (Little's law)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -66,7 +67,13 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 		if len(pos) != 0 || *curveFile != "" {
 			return fail.Usagef("model fit: --profile writes a specification of its own: no --curve and no spec.yaml")
 		}
-		return runFitPath(*profiles, *group, *check, *write, *format, *parallelism, stdout)
+		d := 0
+		if *parallelism != "auto" {
+			if d, err = strconv.Atoi(*parallelism); err != nil || d < 1 || d > 256 {
+				return fail.Usagef("model fit: --parallelism: want auto or a whole number of engines from 1 to 256, got %q", *parallelism)
+			}
+		}
+		return runFitPath(*profiles, *group, *check, *write, format, d, stdout)
 	}
 	path, err := oneArg("fit", pos)
 	if err != nil {
@@ -121,7 +128,7 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 		r.Points = append(r.Points, FitPointR{Load: units.Num(pt.Load), Latency: units.Num(pt.Latency), Model: units.Num(res.Predicted[i]),
 			ModelLoad: units.Num(res.LoadAt[i])})
 	}
-	if err := writeResult(stdout, *format, func(w io.Writer) error { return writeFitText(w, r) }, r); err != nil {
+	if err := writeResult(stdout, format, func(w io.Writer) error { return writeFitText(w, r) }, r); err != nil {
 		return err
 	}
 	if *write == "" {

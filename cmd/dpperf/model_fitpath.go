@@ -78,7 +78,7 @@ func unwrapPath(err error) error {
 
 // runFitPath fits a model of an I/O path to profiles, writes it, and
 // checks it against a profile at another load.
-func runFitPath(profiles, group, check, write, format string, parallelism int, stdout io.Writer) error {
+func runFitPath(profiles, group, check, write string, format *outputFlags, parallelism int, stdout io.Writer) error {
 	ps, err := readProfiles(profiles)
 	if err != nil {
 		return err

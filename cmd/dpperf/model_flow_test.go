@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/model/fit"
 	"github.com/dpperf/dpperf/model/spec"
 )
 
@@ -22,7 +23,7 @@ func TestModelProgramStage(t *testing.T) {
 	}
 	golden(t, "model/estimate-countmin.txt", out)
 	out, _, err = runCLI(t, "model", "optimize", "--objective", "min-resources", "--vary", "xdp.count.parallelism=1..50",
-		"--latency-bound", "20us", "--max-drop", "0.001", "--format", "json", countminSpec)
+		"--latency-bound", "20us", "--max-drop", "0.001", "--json", countminSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestModelFitProfile(t *testing.T) {
 	golden(t, "model/fit-profile-qd32-qd1.txt", out)
 	w := filepath.Join(t.TempDir(), "fitted.yaml")
 	out, _, err = runCLI(t, "model", "fit", "--profile", "../../examples/profile/base-qd1.json,../../examples/profile/base-qd32.json",
-		"--format", "json", "--write", w)
+		"--json", "--write", w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +70,35 @@ func TestModelFitProfile(t *testing.T) {
 	}
 }
 
+// TestModelFitProfileEngines: from one NVMe/TCP profile at iodepth 8
+// the device stage gets null_blk's four engines by default (Little's
+// law), and the model predicts the iodepth-1 profile.
+func TestModelFitProfileEngines(t *testing.T) {
+	const dir = "../../examples/model/profile-nvme-tcp/"
+	out, _, err := runCLI(t, "model", "fit", "--profile", dir+"qd8.json", "--check", dir+"qd1-again.json", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r FitPathResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Stages) != 6 || r.Stages[3].Name != "target-device" || r.Stages[3].Parallelism != 4 || r.Stages[2].Parallelism != 1 {
+		t.Fatalf("stages %+v", r.Stages)
+	}
+	if f := r.Stages[3].Fitted; len(f) != 2 || f[1] != fit.EstimatedParallelism {
+		t.Errorf("fitted %v", f)
+	}
+	if r.Check == nil || len(r.Check.Rows) != 7 {
+		t.Fatalf("check %+v", r.Check)
+	}
+	out, _, err = runCLI(t, "model", "fit", "--profile", dir+"qd8.json", "--check", dir+"qd1-again.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "model/fit-profile-nvme-tcp-qd8.txt", out)
+}
+
 func TestModelFlowErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
@@ -85,6 +115,7 @@ traffic: {ingress: 1Gbit/s, size: 64B}
 		{[]string{"model", "fit", "--profile", "none.json"}, "none.json"},
 		{[]string{"model", "fit", "--profile", "../../examples/profile/base-qd1.json", countminSpec}, "no --curve and no spec.yaml"},
 		{[]string{"model", "fit", "--profile", "../../examples/profile/base-qd1.json", "--parallelism", "0"}, "parallelism"},
+		{[]string{"model", "fit", "--profile", "../../examples/profile/base-qd1.json", "--parallelism", "some"}, "want auto or a whole number"},
 		{[]string{"model", "estimate", "--deploy", "x.pcap", echoSpec}, "no vertex"},
 	} {
 		_, _, err := runCLI(t, c.args...)

@@ -43,7 +43,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	offered := fs.String("offered", "", "override traffic.ingress")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a parameter before optimizing, e.g. size=64B (repeatable)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := addModelOutput(fs, stderr)
 	write := fs.String("write", "", "write the file with the best configuration (and --offered and --set) to this YAML file")
 	pf := addProgramStageFlags(fs)
 	pos, err := parseFlags(fs, args)
@@ -109,7 +109,7 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	for i, v := range p.Vars {
 		r.Values[string(v.Param)] = units.Num(sol.Values[i])
 	}
-	if err := writeResult(stdout, *format, func(w io.Writer) error {
+	if err := writeResult(stdout, format, func(w io.Writer) error {
 		if err := writeOptText(w, p, r); err != nil {
 			return err
 		}

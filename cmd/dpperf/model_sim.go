@@ -21,17 +21,17 @@ type simFlags struct {
 	seed    *uint64
 	det     *bool
 	offered *string
-	format  *string
+	format  *outputFlags
 	quiet   *bool
 }
 
-func addSimFlags(fs *flag.FlagSet) simFlags {
+func addSimFlags(fs *flag.FlagSet, stderr io.Writer) simFlags {
 	return simFlags{
 		packets: fs.Int("packets", 200000, "packets to measure (after a warm-up of a tenth as many)"),
 		seed:    fs.Uint64("seed", 1, "random seed"),
 		det:     fs.Bool("deterministic", false, "deterministic service times at the vertices (default exponential)"),
 		offered: fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)"),
-		format:  fs.String("format", "text", "output format: text or json"),
+		format:  addModelOutput(fs, stderr),
 		quiet:   fs.Bool("quiet", false, "no progress on stderr (shown only on a terminal anyway)"),
 	}
 }
@@ -64,7 +64,7 @@ func runSim(ctx context.Context, n *flow.Network, f simFlags, stderr io.Writer, 
 
 func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model simulate", "model simulate [flags] spec.yaml", stderr)
-	f := addSimFlags(fs)
+	f := addSimFlags(fs, stderr)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writ
 	if r == nil {
 		return err
 	}
-	if werr := writeResult(stdout, *f.format, func(w io.Writer) error { return writeSimText(w, r) }, r); werr != nil {
+	if werr := writeResult(stdout, f.format, func(w io.Writer) error { return writeSimText(w, r) }, r); werr != nil {
 		return werr
 	}
 	return err
@@ -131,7 +131,7 @@ type CompareRow struct {
 
 func runModelCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model compare", "model compare [flags] spec.yaml", stderr)
-	f := addSimFlags(fs)
+	f := addSimFlags(fs, stderr)
 	failAbove := fs.Float64("fail-above", 0, "exit 1 if the throughput or mean-latency error exceeds this many percent (0: never)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -168,7 +168,7 @@ func runModelCompare(ctx context.Context, args []string, stdout, stderr io.Write
 	row("mean latency (s)", float64(m.Latency), float64(s.Latency))
 	row("drop share", float64(m.DropShare), float64(s.DropShare))
 	row("p99 latency (s)", math.NaN(), float64(s.P99))
-	if err := writeResult(stdout, *f.format, func(w io.Writer) error { return writeCompareText(w, c) }, c); err != nil {
+	if err := writeResult(stdout, f.format, func(w io.Writer) error { return writeCompareText(w, c) }, c); err != nil {
 		return err
 	}
 	if *failAbove > 0 {

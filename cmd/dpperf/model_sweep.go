@@ -24,7 +24,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	seed := fs.Uint64("seed", 1, "random seed of the simulation")
 	plotFile := fs.String("plot", "", "write a plot to this .png or .svg file")
 	yAxis := fs.String("y", "", "plotted quantity: throughput, latency or p99 (default: latency for offered, else throughput)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := addModelOutput(fs, stderr)
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 25Gbit/s)")
 	var sets listFlag
 	fs.Var(&sets, "set", "override a parameter before sweeping, e.g. size=64B (repeatable)")
@@ -77,7 +77,7 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return perr
 		}
 	}
-	if werr := writeResult(stdout, *format, func(w io.Writer) error { return writeSweepText(w, r, *simulate) }, r); werr != nil {
+	if werr := writeResult(stdout, format, func(w io.Writer) error { return writeSweepText(w, r, *simulate) }, r); werr != nil {
 		return werr
 	}
 	return err

@@ -49,7 +49,7 @@ func TestModelEstimateLogNICPartial(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	js, _, err := runCLI(t, "model", "estimate", "--compat", "lognic", "--format", "json", partial)
+	js, _, err := runCLI(t, "model", "estimate", "--compat", "lognic", "--json", partial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestModelEstimateLogNICPartial(t *testing.T) {
 }
 
 func TestModelEstimateJSON(t *testing.T) {
-	out, _, err := runCLI(t, "model", "estimate", "--format", "json", echoSpec, "--offered", "25Gbit/s")
+	out, _, err := runCLI(t, "model", "estimate", "--json", echoSpec, "--offered", "25Gbit/s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestModelErrors(t *testing.T) {
 		{[]string{"model", "frobnicate"}, 2, "unknown command"},
 		{[]string{"model", "estimate", bad}, 2, "bad.yaml:3: hardware.ips[0].throughput: \"25\" has no unit"},
 		{[]string{"model", "estimate", "/nonexistent.yaml"}, 2, "open spec"},
-		{[]string{"model", "estimate", "--format", "xml", echoSpec}, 2, "--format"},
+		{[]string{"model", "estimate", "--format", "xml", echoSpec}, 2, "want text or json"},
 		{[]string{"model", "sweep", "--param", "nope", "--values", "1,2", echoSpec}, 2, "unknown parameter"},
 		{[]string{"model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--latency-bound", "1us", echoSpec}, 1, "no configuration meets"},
 	}
@@ -116,7 +116,7 @@ func TestModelCompareAndOptimize(t *testing.T) {
 	if !strings.Contains(out, "attainable throughput") {
 		t.Errorf("compare output:\n%s", out)
 	}
-	out, _, err = runCLI(t, "model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--offered", "25Gbit/s", "--format", "json", echoSpec)
+	out, _, err = runCLI(t, "model", "optimize", "--vary", "echo.submit.parallelism=1..15", "--offered", "25Gbit/s", "--json", echoSpec)
 	if err != nil {
 		t.Fatal(err)
 	}

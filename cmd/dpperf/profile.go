@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,17 +56,30 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return fail.Usagef("profile: unknown action %q (want run, analyze, compare or paths)", args[0])
 }
 
-// outputFlags are the report destinations shared by run and analyze.
-type outputFlags struct {
-	json, text, html string
-	quiet            bool
+// profileOutput are the report destinations shared by run and analyze:
+// the report (text or --json) to stdout or -o FILE, an HTML report beside.
+type profileOutput struct {
+	*outputFlags
+	html, text string
+	quiet      bool
 }
 
-func (o *outputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.json, "json", "", "write the JSON profile to this file")
-	fs.StringVar(&o.text, "o", "", "write the text report to this file instead of stdout")
-	fs.StringVar(&o.html, "html", "", "write an HTML report to this file")
-	fs.BoolVar(&o.quiet, "q", false, "no text report on stdout")
+func (o *profileOutput) register(fs *flag.FlagSet) {
+	o.outputFlags = addOutputFlags(fs, "profile/report/schema.md")
+	fs.StringVar(&o.html, "html", "", "also write an HTML report to `FILE`")
+	fs.StringVar(&o.text, "text", "", "also write the text report to `FILE` (with --json, which sends the JSON to stdout or -o)")
+	fs.BoolVar(&o.quiet, "q", false, "no report on stdout (with --html or --text)")
+}
+
+// checkOldJSON turns the former spelling --json FILE, whose FILE now
+// arrives as an argument, into a usage error that gives the new one.
+func (o *profileOutput) checkOldJSON(fs *flag.FlagSet, args []string) error {
+	for _, a := range args {
+		if o.json && strings.HasSuffix(a, ".json") {
+			return usageError(fs, "--json takes no file: write the JSON profile with --json -o %s", a)
+		}
+	}
+	return nil
 }
 
 // taskFlags override fields of the task file.
@@ -104,37 +118,40 @@ func (t *taskFlags) load() (*task.Task, *path.Path, error) {
 }
 
 // emit writes the profile to the requested outputs.
-func emit(p *analyze.Profile, tk *task.Task, out *outputFlags, stdout io.Writer) error {
+func emit(p *analyze.Profile, tk *task.Task, out *profileOutput, stdout io.Writer) error {
 	p.Restrict(tk.Report.Contents)
 	cols := report.Columns(tk.Report.Aggregators)
-	if out.json != "" {
-		if err := report.WriteFile(out.json, func(w io.Writer) error { return report.JSON(w, p) }); err != nil {
-			return err
-		}
-	}
 	if out.html != "" {
 		if err := report.WriteFile(out.html, func(w io.Writer) error { return report.HTML(w, p, nil) }); err != nil {
 			return err
 		}
 	}
 	if out.text != "" {
-		return report.WriteFile(out.text, func(w io.Writer) error { return report.Text(w, p, cols) })
+		if err := report.WriteFile(out.text, func(w io.Writer) error { return report.Text(w, p, cols) }); err != nil {
+			return err
+		}
 	}
-	if !out.quiet {
-		return report.Text(stdout, p, cols)
+	if out.quiet && out.file == "" {
+		return nil
 	}
-	return nil
+	if out.json {
+		return out.write(stdout, func(w io.Writer) error { return report.JSON(w, p) })
+	}
+	return out.write(stdout, func(w io.Writer) error { return report.Text(w, p, cols) })
 }
 
 func runProfileAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("profile analyze", "profile analyze [flags] TRACE... | RECORDING-DIR", stderr)
 	var tf taskFlags
-	var out outputFlags
+	var out profileOutput
 	tf.register(fs)
 	out.register(fs)
 	input := fs.String("input", "", "CTF recording directory of dpperf record --tracepoint (same as giving it as the argument)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := out.checkOldJSON(fs, files); err != nil {
 		return err
 	}
 	if *input != "" {
@@ -235,9 +252,9 @@ func probeName(e *path.Event) string {
 
 func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("profile compare", "profile compare [flags] BASE.json LOADED.json", stderr)
-	jsonOut := fs.String("json", "", "write the comparison as JSON to this file")
-	htmlOut := fs.String("html", "", "write an HTML report with the LAD chart to this file")
-	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's end-to-end LAD exceeds this")
+	out := addOutputFlags(fs, "profile/report/schema.md")
+	htmlOut := fs.String("html", "", "also write an HTML report with the LAD chart to `FILE`")
+	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's LAD over the whole span (Q→C on the block path) exceeds this")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -264,17 +281,18 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 	if len(c.Groups) == 0 {
 		return fail.Inputf(files[1], "no group in common with %s (%s)", files[0], strings.Join(c.Unmatched, "; "))
 	}
-	if *jsonOut != "" {
-		if err := report.WriteFile(*jsonOut, func(w io.Writer) error { return report.JSON(w, c) }); err != nil {
-			return err
-		}
-	}
 	if *htmlOut != "" {
 		if err := report.WriteFile(*htmlOut, func(w io.Writer) error { return report.HTML(w, profs[1], c) }); err != nil {
 			return err
 		}
 	}
-	if err := report.CompareText(stdout, c); err != nil {
+	err = out.write(stdout, func(w io.Writer) error {
+		if out.json {
+			return report.JSON(w, c)
+		}
+		return report.CompareText(w, c)
+	})
+	if err != nil {
 		return err
 	}
 	if *failAbove > 0 {
@@ -288,37 +306,62 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 }
 
 func runProfilePaths(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profile paths", "profile paths [NAME]", stderr)
+	fs := newFlagSet("profile paths", "profile paths [--json] [NAME]", stderr)
+	out := addOutputFlags(fs, "profile/path/format.md")
 	names, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(names) == 0 {
+		type entry struct {
+			Name        string   `json:"name"`
+			Description string   `json:"description"`
+			Stages      []string `json:"stages"`
+		}
+		var list []entry
 		for _, n := range path.Names() {
 			p, err := path.Builtin(n)
 			if err != nil {
 				return err
 			}
-			var stages []string
+			e := entry{Name: n, Description: p.Description, Stages: []string{}}
 			for _, s := range p.Stages {
-				stages = append(stages, s.Name)
+				e.Stages = append(e.Stages, s.Name)
 			}
-			fmt.Fprintf(stdout, "%-10s %s\n           stages: %s\n", n, p.Description, strings.Join(stages, " "))
+			list = append(list, e)
 		}
-		return nil
+		return out.write(stdout, func(w io.Writer) error {
+			if out.json {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Schema string  `json:"schema"`
+					Paths  []entry `json:"paths"`
+				}{"dpperf.profile.paths/v1", list})
+			}
+			for _, e := range list {
+				fmt.Fprintf(w, "%-10s %s\n           stages: %s\n", e.Name, e.Description, strings.Join(e.Stages, " "))
+			}
+			return nil
+		})
 	}
 	data, err := path.Source(names[0])
 	if err != nil {
 		return fail.Usagef("%v", err)
 	}
-	_, err = stdout.Write(data)
-	return err
+	return out.write(stdout, func(w io.Writer) error {
+		if out.json {
+			return yamlAsJSON(w, data)
+		}
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("profile run", "profile run [flags] [-- COMMAND ARGS...]", stderr)
 	var tf taskFlags
-	var out outputFlags
+	var out profileOutput
 	tf.register(fs)
 	out.register(fs)
 	collector := fs.String("collector", "auto", "bpf, tracefs, or auto (bpf when it has programs for every event of the path)")
@@ -339,6 +382,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	rest, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := out.checkOldJSON(fs, rest); err != nil {
 		return err
 	}
 	if len(rest) > 0 {

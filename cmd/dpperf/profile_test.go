@@ -27,14 +27,16 @@ func runCmd(t *testing.T, args ...string) (string, string, int) {
 func TestProfileAnalyzeAndCompare(t *testing.T) {
 	dir := t.TempDir()
 	base, loaded := filepath.Join(dir, "base.json"), filepath.Join(dir, "loaded.json")
-	out, errs, code := runCmd(t, "profile", "analyze", traceDir+"block-qd1.txt.gz", "--json", base, "--html", filepath.Join(dir, "r.html"))
+	txt := filepath.Join(dir, "r.txt")
+	_, errs, code := runCmd(t, "profile", "analyze", traceDir+"block-qd1.txt.gz", "--json", "-o", base, "--html", filepath.Join(dir, "r.html"), "--text", txt)
 	if code != 0 {
 		t.Fatalf("analyze: exit %d: %s", code, errs)
 	}
+	out := readFile(t, txt)
 	if !strings.Contains(out, "group read 4KiB: 3000 requests") || !strings.Contains(out, "D2C") {
 		t.Errorf("text report:\n%s", out)
 	}
-	if _, _, code := runCmd(t, "profile", "analyze", "-q", "--type", "read", "--size", "4K", "--json", loaded, traceDir+"block-qd32c.txt.gz"); code != 0 {
+	if _, _, code := runCmd(t, "profile", "analyze", "-q", "--type", "read", "--size", "4K", "--json", "-o", loaded, traceDir+"block-qd32c.txt.gz"); code != 0 {
 		t.Fatal("analyze loaded failed")
 	}
 	f, _ := os.Open(loaded)
@@ -46,9 +48,19 @@ func TestProfileAnalyzeAndCompare(t *testing.T) {
 	if len(p.Groups) != 1 || p.Groups[0].Key != "read 4KiB" || p.Filter != "type read size 4KiB" {
 		t.Errorf("filtered profile: filter %q groups %+v", p.Filter, p.Groups)
 	}
-	out, errs, code = runCmd(t, "profile", "compare", base, loaded, "--json", filepath.Join(dir, "c.json"))
+	out, errs, code = runCmd(t, "profile", "compare", base, loaded)
 	if code != 0 || !strings.Contains(out, "bottleneck: D2C") {
 		t.Errorf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	cjs := filepath.Join(dir, "c.json")
+	out, errs, code = runCmd(t, "profile", "compare", base, loaded, "--json", "-o", cjs)
+	if code != 0 || out != "" || !strings.Contains(readFile(t, cjs), `"schema": "dpperf.profile.compare/v1"`) {
+		t.Errorf("compare --json -o: exit %d, stdout %q: %s", code, out, errs)
+	}
+	// The former spelling --json FILE gets the new one in its error.
+	_, errs, code = runCmd(t, "profile", "analyze", traceDir+"block-qd1.txt.gz", "--json", base)
+	if code != fail.ExitInput || !strings.Contains(errs, "--json -o "+base) {
+		t.Errorf("--json FILE: exit %d: %s", code, errs)
 	}
 	_, errs, code = runCmd(t, "profile", "compare", base, loaded, "--fail-above", "2")
 	if code != fail.ExitRequirement || !strings.Contains(errs, "LAD") {
@@ -138,7 +150,7 @@ func TestProfileNVMeTCPTraces(t *testing.T) {
 		{"nvme-tcp-write128k.txt.gz", "write 128KiB", []string{"host-issue", "send-net-recv", "target-queue+target-device", "resp-net-recv+host-complete"}},
 	} {
 		js := filepath.Join(dir, c.trace+".json")
-		if _, errs, code := runCmd(t, "profile", "analyze", "-q", "--path", "nvme-tcp", "--json", js, traceDir+c.trace); code != 0 {
+		if _, errs, code := runCmd(t, "profile", "analyze", "-q", "--path", "nvme-tcp", "--json", "-o", js, traceDir+c.trace); code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.trace, code, errs)
 		}
 		f, _ := os.Open(js)
@@ -189,11 +201,13 @@ func TestProfileSpill(t *testing.T) {
 func TestProfileContents(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "t.json")
-	out, errs, code := runCmd(t, "profile", "analyze", "--contents", "throughput,queue", "--json", js, traceDir+"block-qd1.txt.gz")
+	txt := filepath.Join(dir, "t.txt")
+	_, errs, code := runCmd(t, "profile", "analyze", "--contents", "throughput,queue", "--json", "-o", js, "--text", txt, traceDir+"block-qd1.txt.gz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "end-to-end") {
+	out := readFile(t, txt)
+	if !strings.Contains(out, "IOPS") || !strings.Contains(out, "in flight") || strings.Contains(out, "D2C") || strings.Contains(out, "Q→C") {
 		t.Errorf("throughput,queue report:\n%s", out)
 	}
 	_, errs, code = runCmd(t, "profile", "compare", js, js)
@@ -232,4 +246,13 @@ func TestProfileKprobeTrace(t *testing.T) {
 			t.Errorf("%s: report:\n%s", trace, out)
 		}
 	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

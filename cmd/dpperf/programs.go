@@ -64,8 +64,8 @@ func loadPacketProgram(path, cmd string, name *string, t *progType) (*bpfprog.Pr
 }
 
 func runPrograms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("programs", "programs [--json] OBJECT.o", stderr)
-	asJSON := fs.Bool("json", false, "write the list as JSON (schema: bpfprog/programs.md)")
+	fs := newFlagSet("programs", "programs [--json] [-o FILE] OBJECT.o", stderr)
+	out := addOutputFlags(fs, "bpfprog/programs.md")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func runPrograms(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(pos) != 1 {
 		return usageError(fs, "want one object file, got %d arguments", len(pos))
 	}
-	return listPrograms(pos[0], *asJSON, stdout)
+	return out.write(stdout, func(w io.Writer) error { return listPrograms(pos[0], out.json, w) })
 }
 
 // listPrograms writes the candidate programs of an object as a table or

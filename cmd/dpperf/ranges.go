@@ -60,7 +60,6 @@ var flagRanges = map[string][]flagRange{
 	"interface diff": {atLeast("unroll", 0), atLeast("workers", 0), above("solver-timeout", 0), atLeast("max-paths", 1),
 		atLeast("max-depth", 0), atLeast("time-limit", 0), atLeast("resolution", 0), atLeast("fail-above", 0)},
 	"model optimize": {within("max-drop", 0, 1), atLeast("budget", 0)},
-	"model fit":      {within("parallelism", 1, 256)},
 	"model simulate": {atLeast("packets", 1), atLeast("seed", 0)},
 	"model compare":  {atLeast("packets", 1), atLeast("seed", 0), atLeast("fail-above", 0)},
 	"model sweep":    {atLeast("packets", 1), atLeast("seed", 0)},

@@ -50,8 +50,8 @@ func readmeCommands(t *testing.T) []readmeCommand {
 }
 
 // writtenFlags take a file the command writes, not one it reads.
-var writtenFlags = map[string]bool{"--json": true, "--pcap": true, "--maps": true, "--output": true, "--perfetto": true,
-	"--html": true, "--write": true, "-o": true}
+var writtenFlags = map[string]bool{"--pcap": true, "--maps": true, "--output": true, "--dir": true, "--perfetto": true,
+	"--html": true, "--text": true, "--write": true, "-o": true}
 
 // TestReadmeCommands: every dpperf command README.md shows names files
 // that exist once `make run` (here `make bpf`) has run, and every "$"

@@ -37,7 +37,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fs := newFlagSet("record", "record [flags]  |  record analyze [flags] DIR  |  record repair DIR", stderr)
 	config := fs.String("config", "", "YAML recorder configuration (see docs/record.md)")
-	output := fs.String("output", "", "directory for the timestamped recordings (overrides target_root)")
+	output := fs.String("dir", "", "write the timestamped recordings under `DIR` (overrides target_root)")
 	period := fs.Duration("period", 100*time.Millisecond, "drain period without --config")
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C, or when --pipeline ends)")
 	var tps listFlag
@@ -45,7 +45,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pipe := fs.Bool("pipeline", false, "run the instrumented example packet pipeline while recording")
 	packets := fs.Int("packets", 100000, "packets the --pipeline sender sends")
 	eager := fs.Bool("eager-timeout", false, "--pipeline router re-arms route timeouts on every packet (the planted cost)")
-	jsonOut := fs.Bool("json", false, "print the recording's statistics as JSON")
+	report := addOutputFlags(fs, "docs/record.md#dpperf-record---json")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -53,6 +53,9 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if len(pos) > 0 {
 		return fail.Usagef("record: unexpected argument %q", pos[0])
+	}
+	if fi, err := os.Stat(report.file); err == nil && fi.IsDir() {
+		return usageError(fs, "--output %s is a directory: -o/--output is the statistics' file, --dir the recordings' directory", report.file)
 	}
 	if !*pipe && len(tps) == 0 && *duration == 0 && *config == "" {
 		return fail.Usagef("record: nothing to record: give --pipeline, --tracepoint or --config with --duration")
@@ -122,12 +125,14 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := errors.Join(runErr, kerr, lerr, derr); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	return writeRecordText(stdout, out)
+	return report.write(stdout, func(w io.Writer) error {
+		if report.json {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		return writeRecordText(w, out)
+	})
 }
 
 // progress prints what has been recorded so far to w once a second, as
@@ -185,7 +190,8 @@ func writeRecordText(w io.Writer, out recordOutput) error {
 }
 
 func runRecordRepair(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("record repair", "record repair DIR", stderr)
+	fs := newFlagSet("record repair", "record repair [--json] DIR", stderr)
+	out := addOutputFlags(fs, "docs/cli.md#small-json-forms")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -200,13 +206,21 @@ func runRecordRepair(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail.Input("", fmt.Errorf("record repair: %w", err))
 	}
-	for _, c := range cut {
-		fmt.Fprintf(stdout, "cut %s to its last whole packet\n", c)
-	}
-	if len(cut) == 0 {
-		fmt.Fprintln(stdout, "nothing to repair")
-	}
-	return nil
+	return out.write(stdout, func(w io.Writer) error {
+		if out.json {
+			return json.NewEncoder(w).Encode(struct {
+				Schema string   `json:"schema"`
+				Cut    []string `json:"cut"`
+			}{"dpperf.record.repair/v1", append([]string{}, cut...)})
+		}
+		for _, c := range cut {
+			fmt.Fprintf(w, "cut %s to its last whole packet\n", c)
+		}
+		if len(cut) == 0 {
+			fmt.Fprintln(w, "nothing to repair")
+		}
+		return nil
+	})
 }
 
 type kernelStats = kernel.Stats

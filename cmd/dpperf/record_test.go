@@ -19,7 +19,7 @@ func TestRecordPipelineEndToEnd(t *testing.T) {
 	root := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"record", "--pipeline", "--eager-timeout", "--packets", "3000",
-		"--tracepoint", "syscalls:sys_enter_getppid", "--output", root, "--json", "--quiet"}, &stdout, &stderr)
+		"--tracepoint", "syscalls:sys_enter_getppid", "--dir", root, "--json", "--quiet"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
@@ -117,7 +117,7 @@ func TestRecordBadInput(t *testing.T) {
 func TestTracePerfettoFormats(t *testing.T) {
 	root := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"record", "--pipeline", "--packets", "5000", "--output", root, "--json", "--quiet"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"record", "--pipeline", "--packets", "5000", "--dir", root, "--json", "--quiet"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}

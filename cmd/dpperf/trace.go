@@ -23,7 +23,7 @@ func runTrace(_ context.Context, args []string, stdout, stderr io.Writer) error 
 // name in messages.
 func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(name, name+" [flags] DIR", stderr)
-	jsonOut := fs.Bool("json", false, "print the report as JSON (schema in docs/record.md)")
+	out := addOutputFlags(fs, "docs/record.md#dpperf-trace---json")
 	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
 	perfetto := fs.String("perfetto", "", "also write a Perfetto trace to this file (protobuf; trace-event JSON if it ends in .json)")
 	perfettoFormat := fs.String("perfetto-format", "", "format of the --perfetto file: proto or json (default: by its name)")
@@ -61,12 +61,14 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "wrote %s (import in TraceCompass: Manage XML analyses)\n", p)
 		}
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return analyze.WriteText(stdout, r, *hist)
+	return out.write(stdout, func(w io.Writer) error {
+		if out.json {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+		return analyze.WriteText(w, r, *hist)
+	})
 }
 
 // perfettoFormatOf returns the format of the Perfetto export to path:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -42,7 +43,21 @@ func versionLine() string {
 	return fmt.Sprintf("dpperf %s (%s)", v, strings.Join(detail, ", "))
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, versionLine())
-	return nil
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "version [--json] [-o FILE]", stderr)
+	out := addOutputFlags(fs, "docs/cli.md#small-json-forms")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError(fs, "unexpected argument %q", pos[0])
+	}
+	return out.write(stdout, func(w io.Writer) error {
+		if !out.json {
+			_, err := fmt.Fprintln(w, versionLine())
+			return err
+		}
+		return json.NewEncoder(w).Encode(map[string]string{"schema": "dpperf.version/v1", "version": versionLine()})
+	})
 }

@@ -2,33 +2,36 @@
  * throughput-guarantee paper): a standard query (RFC 1035) for an A
  * record to UDP port 53 is answered from an array map indexed by a hash of
  * the question's name. An entry holds the name as it appears in the
- * question and the answer record after it; when the names match, the
- * query becomes the response in place (addresses and ports swapped, the
- * header's flags and counts set, the answer appended) and goes back out.
- * Anything else goes to the host's resolver. */
+ * question and the precomputed records of the response (answers, and an
+ * EDNS OPT record where the response carries one), which are copied after
+ * the question word by word; the query becomes the response in place
+ * (addresses and ports swapped, the header's flags and counts set) and
+ * goes back out. Anything else goes to the host's resolver.
+ *
+ * Like the paper's program it has no loop: the name's labels are walked
+ * by an unrolled sequence of at most MAX_LABELS steps, and the name is
+ * hashed and compared as four eight-byte words. Its cost is dominated by
+ * the reads of the entry in DRAM. */
 #include "common.h"
 
 #define DNS_PORT 53
-#define MAX_NAME 32 /* bytes of the encoded name, its final zero included */
+#define MAX_NAME 32   /* bytes of the encoded name, its final zero included */
+#define MAX_LABELS 8  /* labels of the names the cache keeps */
+#define MAX_RESP 48   /* bytes of precomputed records: two A answers and an OPT record */
 #define ENTRIES 4096
 
 struct dnshdr {
 	__be16 id, flags, qdcount, ancount, nscount, arcount;
 };
 
-/* An answer record whose name points back to the question (offset 12). */
-struct answer {
-	__be16 name, type, class;
-	__be16 ttl[2];
-	__be16 rdlength;
-	__be32 addr;
-};
-
 struct entry {
 	__u64 name[MAX_NAME / 8]; /* the encoded name, zero-padded */
 	__u32 name_len;           /* its length, final zero included; 0: empty */
-	__u32 pad;
-	struct answer ans;
+	__u16 resp_len;           /* bytes of resp, at most MAX_RESP */
+	__be16 ancount;           /* answer records in resp */
+	__be16 arcount;           /* additional records (OPT) in resp */
+	__u16 pad[3];
+	__u64 resp[MAX_RESP / 8]; /* the records as they go on the wire */
 };
 
 struct {
@@ -65,44 +68,61 @@ int dnscache(struct xdp_md *ctx)
 	    dns->ancount || dns->nscount || dns->arcount)
 		return XDP_PASS;
 
-	/* The name's length and hash (FNV-1a), label bytes and lengths alike. */
-	__u32 h = 2166136261u, len = 0;
-	for (int i = 0; i < MAX_NAME; i++) {
-		__u8 c = name[i];
-		h = (h ^ c) * 16777619u;
-		if (c == 0) {
-			len = i + 1;
-			break;
+	/* The name's length: label by label to the final zero. */
+	__u32 len = 0;
+#pragma unroll
+	for (int i = 0; i < MAX_LABELS; i++) {
+		__u8 *p = name + (len & (MAX_NAME - 1));
+		if ((void *)(p + 1) > data_end) /* for the verifier: a variable offset */
+			return XDP_PASS;
+		__u8 l = *p;
+		if (l == 0) {
+			len++;
+			goto found;
 		}
+		if (l > 63)
+			return XDP_PASS; /* a compression pointer or a reserved type */
+		len += l + 1;
+		if (len >= MAX_NAME)
+			return XDP_PASS; /* longer than the cache's names */
 	}
-	if (len == 0)
-		return XDP_PASS; /* longer than the cache's names */
+	return XDP_PASS; /* more labels than the cache's names */
+found:;
 	__u8 *q = name + len; /* QTYPE, QCLASS */
 	if ((void *)(q + 4) > data_end)
 		return XDP_PASS;
 	if (q[0] != 0 || q[1] != 1 || q[2] != 0 || q[3] != 1)
 		return XDP_PASS; /* not A, IN */
 
+	/* The name as eight-byte words, zero beyond its end, and their hash. */
+	__u64 *w = (void *)name, x[MAX_NAME / 8];
+	__u32 h = 2166136261u;
+#pragma unroll
+	for (int i = 0; i < MAX_NAME / 8; i++) {
+		int valid = (int)len - i * 8;
+		x[i] = w[i];
+		if (valid <= 0)
+			x[i] = 0;
+		else if (valid < 8)
+			x[i] &= (1ull << (valid * 8)) - 1; /* little-endian: the first bytes */
+		h = (h ^ (__u32)x[i] ^ (__u32)(x[i] >> 32)) * 16777619u;
+	}
 	__u32 key = h % ENTRIES;
 	struct entry *e = bpf_map_lookup_elem(&cache, &key);
 	if (!e || e->name_len != len)
 		return XDP_PASS;
-	/* The name as eight-byte words, zero beyond its end. */
-	__u64 *w = (void *)name;
 #pragma unroll
-	for (int i = 0; i < MAX_NAME / 8; i++) {
-		__u64 x = w[i];
-		int valid = (int)len - i * 8;
-		if (valid <= 0)
-			x = 0;
-		else if (valid < 8)
-			x &= (1ull << (valid * 8)) - 1; /* little-endian: the first bytes */
-		if (x != e->name[i])
+	for (int i = 0; i < MAX_NAME / 8; i++)
+		if (x[i] != e->name[i])
 			return XDP_PASS;
-	}
 
-	/* The response: the answer after the question. */
-	int grow = sizeof(struct answer);
+	/* The response: the precomputed records after the question, in whole
+	 * words (bytes past the records are Ethernet padding beyond the IP
+	 * length). */
+	__u32 resp = e->resp_len;
+	if (resp > MAX_RESP)
+		return XDP_PASS;
+	int grow = (resp + 7) & ~7;
 	int tail = (void *)(q + 4) - data_end; /* bytes after the question: none, or drop them */
 	if (bpf_xdp_adjust_tail(ctx, tail + grow))
 		return XDP_PASS;
@@ -112,12 +132,18 @@ int dnscache(struct xdp_md *ctx)
 	ip = (void *)(eth + 1);
 	udp = (void *)(ip + 1);
 	dns = (void *)(udp + 1);
-	if ((void *)(dns + 1) + MAX_NAME + 4 + sizeof(struct answer) > data_end)
+	if ((void *)(dns + 1) + MAX_NAME + 4 > data_end)
 		return XDP_PASS;
-	struct answer *a = (void *)(dns + 1) + (len & (MAX_NAME - 1 | MAX_NAME)) + 4;
-	if ((void *)(a + 1) > data_end)
-		return XDP_PASS;
-	__builtin_memcpy(a, &e->ans, sizeof(*a));
+	__u64 *a = (void *)(dns + 1) + (len & (MAX_NAME - 1 | MAX_NAME)) + 4;
+#pragma unroll
+	for (int i = 0; i < MAX_RESP / 8; i++) {
+		if (i * 8 < grow) {
+			if ((void *)(a + i + 1) > data_end)
+				return XDP_PASS;
+			a[i] = e->resp[i];
+		}
+	}
+	__be16 ancount = e->ancount, arcount = e->arcount;
 
 	__u8 mac[ETH_ALEN];
 	__builtin_memcpy(mac, eth->h_source, ETH_ALEN);
@@ -128,16 +154,17 @@ int dnscache(struct xdp_md *ctx)
 	ip->daddr = addr;
 	swap16(&udp->source, &udp->dest);
 
-	/* Lengths grow by the answer; the IP checksum follows (RFC 1624). */
-	__u16 old = bpf_ntohs(ip->tot_len), new = old + tail + grow;
+	/* Lengths grow by the records; the IP checksum follows (RFC 1624). */
+	__u16 old = bpf_ntohs(ip->tot_len), new = old + tail + resp;
 	ip->tot_len = bpf_htons(new);
 	__u32 sum = (__u16)~bpf_ntohs(ip->check) + (__u16)~old + new;
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	ip->check = bpf_htons(~sum);
-	udp->len = bpf_htons(bpf_ntohs(udp->len) + tail + grow);
+	udp->len = bpf_htons(bpf_ntohs(udp->len) + tail + resp);
 	udp->check = 0;
 	dns->flags = bpf_htons(0x8580) | (dns->flags & bpf_htons(0x0100)); /* QR, AA, RA; RD kept */
-	dns->ancount = bpf_htons(1);
+	dns->ancount = ancount;
+	dns->arcount = arcount;
 	return XDP_TX;
 }

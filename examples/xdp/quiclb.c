@@ -18,8 +18,13 @@
 #define CID_LEN 9 /* after the configuration octet: nonce and server ID */
 #define SERVERS 256
 
+/* A server's address: IPv4 in the first four bytes, IPv6 in all
+ * sixteen, read as two eight-byte words (two DRAM reads on the NIC). */
 struct server {
-	__u32 addr[4];
+	union {
+		__u32 addr[4];
+		__u64 addr64[2];
+	};
 };
 
 struct {
@@ -103,7 +108,11 @@ int quiclb(struct xdp_md *ctx)
 #endif
 	struct udphdr *udp = l4;
 	__u8 *quic = l4 + sizeof(*udp);
-	if ((void *)(quic + 1 + CID_LEN + 1) > data_end)
+	/* The first byte, the connection ID (its configuration octet
+	 * included) and what must follow it: a byte of packet number in a
+	 * short header (RFC 9000, 17.3.1), the source ID's length in a long
+	 * one (17.2). */
+	if ((void *)(quic + 1 + CID_LEN + 1 + 1) > data_end)
 		return XDP_PASS;
 	if (udp->dest != bpf_htons(443))
 		return XDP_PASS;
@@ -112,7 +121,7 @@ int quiclb(struct xdp_md *ctx)
 	__u8 *cid = quic;
 	if (quic[0] & 0x80) {
 		cid = quic + 5;
-		if ((void *)(cid + 1 + CID_LEN + 1) > data_end)
+		if ((void *)(cid + 1 + CID_LEN + 1 + 1) > data_end)
 			return XDP_PASS;
 		if (cid[0] != CID_LEN + 1)
 			return XDP_DROP;
@@ -126,10 +135,9 @@ int quiclb(struct xdp_md *ctx)
 #ifndef QUICLB_IPV6
 	dst[0] = s->addr[0];
 #else
-	dst[0] = s->addr[0];
-	dst[1] = s->addr[1];
-	dst[2] = s->addr[2];
-	dst[3] = s->addr[3];
+	__u64 hi = s->addr64[0], lo = s->addr64[1];
+	__builtin_memcpy(dst, &hi, 8);
+	__builtin_memcpy(dst + 2, &lo, 8);
 #endif
 	udp->check = 0;
 	return XDP_TX;

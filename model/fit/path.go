@@ -16,8 +16,9 @@ import (
 type PathOptions struct {
 	Group string // group key (empty: each profile's first)
 	// Parallelism is the engines of split-fcfs stages (work split over
-	// several servers) when one profile cannot tell them: with a single
-	// profile (0: 1). Central stages have one server.
+	// several servers); 0 (auto): fitted to two or more profiles, and
+	// estimated by Engines from a single one. Central stages have one
+	// server.
 	Parallelism int
 }
 
@@ -27,8 +28,12 @@ type PathStage struct {
 	Queue string
 	Cause string
 	Stage
-	Fitted []string // the parameters fitted; the others were fixed
+	Fitted []string // the parameters fitted or estimated; the others were fixed
 }
+
+// EstimatedParallelism in PathStage.Fitted: the engines were estimated
+// from a single profile (Engines).
+const EstimatedParallelism = "parallelism (Little's law)"
 
 // PathFit is a model of an I/O path: one station per profiled stage, in
 // path order, each an M/M/1 queue per engine (eq. 7 and 12) whose mean
@@ -46,8 +51,9 @@ type PathFit struct {
 // the same path and request group) report. Each stage is fitted on its
 // own to its mean latencies at the profiles' loads, with no overhead and
 // unbounded queues: central stages fit their throughput with one engine;
-// split stages with one profile their throughput at o.Parallelism
-// engines, with several profiles throughput and engines.
+// split stages their throughput at o.Parallelism engines, or, with
+// o.Parallelism 0, throughput and engines to several profiles, and their
+// throughput at the engines Engines estimates from a single one.
 func FitPath(profiles []*Profile, o PathOptions) (*PathFit, error) {
 	if len(profiles) == 0 {
 		return nil, fmt.Errorf("fit path: no profile")
@@ -70,25 +76,31 @@ func FitPath(profiles []*Profile, o PathOptions) (*PathFit, error) {
 	for _, p := range profiles {
 		pf.From = append(pf.From, p.Name)
 	}
-	d := float64(max(o.Parallelism, 1))
 	for si, s := range groups[0].Stages {
 		var pts []Point
 		for _, g := range groups {
 			pts = append(pts, Point{Load: g.Load(), Latency: g.Stages[si].Latency, Size: g.Bytes})
 		}
 		free := []string{Throughput}
+		fitted := free
 		fixed := Stage{Parallelism: 1, Queue: math.Inf(1)}
 		if s.Queue == "split-fcfs" {
-			fixed.Parallelism = d
-			if len(pts) > 1 {
+			switch {
+			case o.Parallelism > 0:
+				fixed.Parallelism = float64(o.Parallelism)
+			case len(pts) > 1:
 				free = append(free, Parallelism)
+				fitted = free
+			default:
+				fixed.Parallelism = Engines(groups[0], &groups[0].Stages[si])
+				fitted = []string{Throughput, EstimatedParallelism}
 			}
 		}
 		r, err := Fit(pts, Options{Free: free, Fixed: fixed, Distance: Vertical, MaxParallelism: 256})
 		if err != nil {
 			return nil, fmt.Errorf("stage %s: %w", s.Name, err)
 		}
-		pf.Stages = append(pf.Stages, PathStage{Name: s.Name, Queue: s.Queue, Cause: s.Cause, Stage: r.Stage, Fitted: free})
+		pf.Stages = append(pf.Stages, PathStage{Name: s.Name, Queue: s.Queue, Cause: s.Cause, Stage: r.Stage, Fitted: fitted})
 	}
 	return pf, nil
 }

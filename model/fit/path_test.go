@@ -128,3 +128,71 @@ func FuzzReadProfile(f *testing.F) {
 		}
 	})
 }
+
+const nvmeQD8 = "../../examples/model/profile-nvme-tcp/qd8.json"
+
+// TestEngines: the engines of a split stage estimated from one profile,
+// worked by hand from the bundled profiles.
+func TestEngines(t *testing.T) {
+	for _, c := range []struct {
+		file, stage string
+		want        float64
+	}{
+		// D2C queues (median 277.5µs > 1.25 × min 15.151µs): busy engines
+		// 78420.6/s × 15.151µs = 1.19, so 2 (the fit on both loads finds 2).
+		{qd32, "D2C", 2},
+		// iodepth 1: 23576/s × 19.01µs = 0.45, so 1.
+		{qd1, "D2C", 1},
+		// null_blk's four tags: the stage does not queue (median 3.580ms
+		// ≤ 1.25 × min 3.024ms); 711.4/s × 963/1000 requests × 4.457ms
+		// = 3.05 requests in it, so 4.
+		{nvmeQD8, "target-device", 4},
+		// queues (median 20µs > 1.25 × 8µs): 711.4/s × 8µs ≪ 1.
+		{nvmeQD8, "target-queue", 1},
+	} {
+		p := readProfile(t, c.file)
+		g := &p.Groups[0]
+		var st *ProfileStage
+		for i := range g.Stages {
+			if g.Stages[i].Name == c.stage {
+				st = &g.Stages[i]
+			}
+		}
+		if st == nil {
+			t.Fatalf("%s: no stage %s", c.file, c.stage)
+		}
+		if got := Engines(g, st); got != c.want {
+			t.Errorf("%s %s: %v engines, want %v", c.file, c.stage, got, c.want)
+		}
+	}
+	// Without a minimum and a median (profile-min.json) the estimate is 1.
+	p := readProfile(t, "testdata/profile-min.json")
+	if got := Engines(&p.Groups[0], &p.Groups[0].Stages[1]); got != 1 {
+		t.Errorf("profile-min: %v engines, want 1", got)
+	}
+}
+
+// TestFitPathPartialStages: requests that missed an event between two
+// stages form a merged stage ("target-device+resp-net-recv", 37 of
+// 1000); it is left out of the path, so profiles at loads with and
+// without it fit one model.
+func TestFitPathPartialStages(t *testing.T) {
+	a, b := readProfile(t, "../../examples/model/profile-nvme-tcp/qd1.json"), readProfile(t, nvmeQD8)
+	g := &b.Groups[0]
+	if len(g.Partial) != 1 || g.Partial[0].Name != "target-device+resp-net-recv" || g.Partial[0].Requests != 37 {
+		t.Fatalf("partial stages %+v", g.Partial)
+	}
+	if len(g.Stages) != 6 || len(a.Groups[0].Stages) != 6 {
+		t.Fatalf("stages %s and %s", stageNames(&a.Groups[0]), stageNames(g))
+	}
+	pf, err := FitPath([]*Profile{b}, PathOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := pf.Stages[3].Parallelism; pf.Stages[3].Name != "target-device" || d != 4 {
+		t.Errorf("%s: %v engines, want 4", pf.Stages[3].Name, d)
+	}
+	if _, err := pf.Check(a); err != nil {
+		t.Error(err)
+	}
+}

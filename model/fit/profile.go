@@ -25,19 +25,29 @@ type Profile struct {
 // ProfileGroup is one group of requests (e.g. read 4KiB).
 type ProfileGroup struct {
 	Key       string
+	Requests  int     // requests profiled (0: not in the profile)
 	Bytes     float64 // request size
 	IOPS      float64 // requests per second
 	Occupancy float64 // mean requests in flight
 	Latency   float64 // mean end-to-end latency, s
 	Stages    []ProfileStage
+	// Partial are the merged stages that only some requests pass: those
+	// that missed an event between two stages (e.g. "target-device+
+	// resp-net-recv"). They are not stages of the path and are left out
+	// of Stages; their requests' time is close to that of the stages they
+	// cover.
+	Partial []ProfileStage
 }
 
 // ProfileStage is one stage of a group, in path order.
 type ProfileStage struct {
-	Name    string
-	Queue   string // central-fcfs, split-fcfs or central-ps
-	Cause   string
-	Latency float64 // mean, s
+	Name     string
+	Queue    string // central-fcfs, split-fcfs or central-ps
+	Cause    string
+	Latency  float64 // mean, s
+	Min      float64 // fastest request, s (0: not in the profile)
+	Median   float64 // s (0: not in the profile)
+	Requests int     // requests that passed the stage
 }
 
 // Load returns the group's load in bytes per second.
@@ -48,6 +58,7 @@ type profileJSON struct {
 	Path   string `json:"path"`
 	Groups []struct {
 		Key       string  `json:"key"`
+		Requests  int     `json:"requests"`
 		Bytes     float64 `json:"bytes"`
 		IOPS      float64 `json:"iops"`
 		Occupancy float64 `json:"occupancy"`
@@ -58,8 +69,15 @@ type profileJSON struct {
 			Name    string `json:"name"`
 			Queue   string `json:"queue"`
 			Cause   string `json:"cause"`
+			Merged  bool   `json:"merged"`
 			Latency struct {
-				Mean float64 `json:"mean_ns"`
+				Count       int     `json:"count"`
+				Min         float64 `json:"min_ns"`
+				Mean        float64 `json:"mean_ns"`
+				Percentiles []struct {
+					P  float64 `json:"p"`
+					Ns float64 `json:"ns"`
+				} `json:"percentiles"`
 			} `json:"latency"`
 		} `json:"stages"`
 	} `json:"groups"`
@@ -98,7 +116,7 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 		if len(g.Stages) == 0 {
 			return nil, fmt.Errorf("%s.stages: none (a profile with its breakdown part)", at)
 		}
-		pg := ProfileGroup{Key: g.Key, Bytes: g.Bytes, IOPS: g.IOPS, Occupancy: g.Occupancy, Latency: g.Latency.Mean * 1e-9}
+		pg := ProfileGroup{Key: g.Key, Requests: g.Requests, Bytes: g.Bytes, IOPS: g.IOPS, Occupancy: g.Occupancy, Latency: g.Latency.Mean * 1e-9}
 		for si, s := range g.Stages {
 			if !pos(s.Latency.Mean) {
 				return nil, fmt.Errorf("%s.stages[%d].latency.mean_ns: want a positive time, got %v", at, si, s.Latency.Mean)
@@ -106,7 +124,23 @@ func ReadProfile(r io.Reader, name string) (*Profile, error) {
 			if s.Name == "" {
 				return nil, fmt.Errorf("%s.stages[%d].name: missing", at, si)
 			}
-			pg.Stages = append(pg.Stages, ProfileStage{Name: s.Name, Queue: s.Queue, Cause: s.Cause, Latency: s.Latency.Mean * 1e-9})
+			ps := ProfileStage{Name: s.Name, Queue: s.Queue, Cause: s.Cause, Latency: s.Latency.Mean * 1e-9, Requests: s.Latency.Count}
+			if s.Latency.Min > 0 && s.Latency.Min <= s.Latency.Mean {
+				ps.Min = s.Latency.Min * 1e-9
+			}
+			for _, q := range s.Latency.Percentiles {
+				if q.P == 50 && q.Ns >= s.Latency.Min && q.Ns > 0 && !math.IsInf(q.Ns, 0) {
+					ps.Median = q.Ns * 1e-9
+				}
+			}
+			if s.Merged && s.Latency.Count < g.Requests {
+				pg.Partial = append(pg.Partial, ps)
+				continue
+			}
+			pg.Stages = append(pg.Stages, ps)
+		}
+		if len(pg.Stages) == 0 {
+			return nil, fmt.Errorf("%s.stages: only merged stages that some requests pass", at)
 		}
 		p.Groups = append(p.Groups, pg)
 	}

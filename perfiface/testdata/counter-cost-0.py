@@ -1,6 +1,7 @@
 def perf_counter(pkt, state):
     # Program: counter.o
     # Metric: cost in ns under target x86-64
+    # Packets: any bytes (malformed headers included; --well-formed leaves them out)
     # Resolution: exact (paths with equal cost merged only)
     # State: sources (hash), unknown (array)
     # PCVs (summed over the operations of a packet):

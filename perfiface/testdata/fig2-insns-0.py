@@ -1,6 +1,7 @@
 def perf_fig2(pkt, state):
     # Program: fig2.o
     # Metric: BPF instructions
+    # Packets: any bytes (malformed headers included; --well-formed leaves them out)
     # Resolution: exact (paths with equal cost merged only)
     # State: ip4_counter (array)
     if pkt.len >= 100:

@@ -1,6 +1,7 @@
 def perf_parser(pkt, state):
     # Program: parser.o
     # Metric: BPF instructions
+    # Packets: any bytes (malformed headers included; --well-formed leaves them out)
     # Resolution: exact (paths with equal cost merged only)
     # State: proto_count (percpu_array)
     if pkt.eth.type == 0x86dd:

@@ -3,6 +3,8 @@ package analyze
 import (
 	"math"
 	"math/bits"
+
+	"github.com/dpperf/dpperf/stats"
 )
 
 // Hist is a log-linear histogram of non-negative durations in ns. Values
@@ -95,26 +97,23 @@ func (h *Hist) Min() int64 { return h.min }
 // Max returns the largest value (0 when empty).
 func (h *Hist) Max() int64 { return h.max }
 
-// Quantile returns the value at quantile q (0..1) by the nearest-rank
-// rule: the smallest recorded value v such that at least ceil(q*n) values
-// are ≤ v, approximated by the middle of its bucket and clamped to
-// [min, max].
+// Quantile returns the value at quantile q (0..1) by dpperf's one
+// definition of a percentile (package stats: linear interpolation between
+// closest ranks), each value taken as the middle of its bucket clamped to
+// [min, max], rounded to a nanosecond; 0 when empty.
 func (h *Hist) Quantile(q float64) int64 {
 	if h.n == 0 {
 		return 0
 	}
-	rank := uint64(math.Ceil(q * float64(h.n)))
-	rank = max(rank, 1)
-	var seen uint64
+	var buckets []stats.Bucket
 	for b, c := range h.counts {
-		seen += c
-		if seen >= rank {
+		if c > 0 {
 			lo, w := bucketLow(b)
-			v := lo + (w-1)/2
-			return min(max(v, h.min), h.max)
+			v := min(max(lo+(w-1)/2, h.min), h.max)
+			buckets = append(buckets, stats.Bucket{Value: float64(v), Count: c})
 		}
 	}
-	return h.max
+	return int64(math.Round(stats.HistogramPercentile(buckets, 100*q)))
 }
 
 // Buckets calls fn for each non-empty bucket in increasing order with its

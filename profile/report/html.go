@@ -51,7 +51,7 @@ func HTML(w io.Writer, p *analyze.Profile, c *analyze.Comparison) error {
 	if p != nil {
 		d.Queue = p.Contents.Has(analyze.ContentQueue)
 		for _, g := range p.Groups {
-			hg := htmlGroup{Key: g.Key, Table: g.Stages, Summary: summary(&g, p.Contents)}
+			hg := htmlGroup{Key: g.Key, Table: g.Stages, Summary: summary(&g, profileSpan(p), p.Contents)}
 			var sum float64
 			for _, s := range g.Stages {
 				sum += s.Latency.MeanNS * float64(s.Latency.Count)
@@ -91,13 +91,13 @@ func HTML(w io.Writer, p *analyze.Profile, c *analyze.Comparison) error {
 }
 
 // summary is the line under a group's heading: what the contents allow.
-func summary(g *analyze.Group, parts analyze.Contents) string {
+func summary(g *analyze.Group, span string, parts analyze.Contents) string {
 	s := fmt.Sprintf("%d requests", g.Requests)
 	if parts.Has(analyze.ContentThroughput) {
 		s += fmt.Sprintf(", %.0f IOPS, %.1f MB/s", g.IOPS, g.MBps)
 	}
 	if parts.Has(analyze.ContentLatency) {
-		s += fmt.Sprintf(", mean %s, p99 %s", analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(float64(g.Latency.P(99))))
+		s += fmt.Sprintf(", %s mean %s, p99 %s", span, analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(float64(g.Latency.P(99))))
 	}
 	if parts.Has(analyze.ContentQueue) {
 		s += fmt.Sprintf(", %.2f in flight on average", g.Occupancy)

@@ -19,11 +19,12 @@ import (
 //	dpperf_profile_latency_seconds_bucket{path,group,stage,le}
 //	dpperf_profile_latency_seconds_sum / _count
 //
-// stage="end-to-end" is the whole request. Buckets are powers of two from
+// The whole request is the stage named by the path's first and last
+// events, stage="Q→C" on the block path. Buckets are powers of two from
 // 1µs to about 2s.
 type Metrics struct {
 	// Contents selects the series: breakdown the stages, latency the
-	// end-to-end one (empty: both).
+	// whole request's (empty: both).
 	Contents analyze.Contents
 	mu       sync.Mutex
 	agg      *analyze.Aggregator
@@ -75,14 +76,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // collectHists sends a's histograms: the stages' with the breakdown
-// content, the end-to-end one with latency.
+// content, the whole request's with latency.
 func collectHists(ch chan<- prometheus.Metric, a *analyze.Aggregator, p *path.Path, parts analyze.Contents) {
 	a.Each(p, func(group, stage string, h *analyze.Hist) {
 		if stage == "" {
 			if !parts.Has(analyze.ContentLatency) {
 				return
 			}
-			stage = "end-to-end"
+			stage = pathSpan(p)
 		} else if !parts.Has(analyze.ContentBreakdown) {
 			return
 		}

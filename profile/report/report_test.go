@@ -192,7 +192,7 @@ func checkScrape(t *testing.T, text string) {
 			prev = b.GetCumulativeCount()
 		}
 	}
-	if !stages["D2C"] || !stages["end-to-end"] {
+	if !stages["D2C"] || !stages["Q→C"] {
 		t.Errorf("stages %v", stages)
 	}
 }
@@ -255,11 +255,11 @@ func TestContents(t *testing.T) {
 		want, not []string // in the text report
 		jsonNot   []string
 	}{
-		{[]string{"latency"}, []string{"end-to-end", "p99.9"}, []string{"IOPS", "Q2G", "occupancy", "in flight"}, []string{`"stages"`, `"iops"`, `"occupancy"`}},
-		{[]string{"throughput"}, []string{"IOPS", "MB/s"}, []string{"end-to-end", "Q2G", "in flight"}, []string{`"stages"`, `"latency"`, `"distribution"`}},
-		{[]string{"breakdown"}, []string{"Q2G", "share"}, []string{"end-to-end", "IOPS", "occupancy"}, []string{`"distribution"`, `"iops"`, `"occupancy"`, `"arrival_rate"`}},
-		{[]string{"queue"}, []string{"in flight on average"}, []string{"Q2G", "end-to-end", "IOPS"}, []string{`"stages"`, `"mbps"`}},
-		{[]string{"breakdown", "queue"}, []string{"Q2G", "occupancy", "in flight"}, []string{"end-to-end", "IOPS"}, []string{`"iops"`}},
+		{[]string{"latency"}, []string{"Q→C", "p99.9"}, []string{"IOPS", "Q2G", "occupancy", "in flight"}, []string{`"stages"`, `"iops"`, `"occupancy"`}},
+		{[]string{"throughput"}, []string{"IOPS", "MB/s"}, []string{"Q→C", "Q2G", "in flight"}, []string{`"stages"`, `"latency"`, `"distribution"`}},
+		{[]string{"breakdown"}, []string{"Q2G", "share"}, []string{"Q→C", "IOPS", "occupancy"}, []string{`"distribution"`, `"iops"`, `"occupancy"`, `"arrival_rate"`}},
+		{[]string{"queue"}, []string{"in flight on average"}, []string{"Q2G", "Q→C", "IOPS"}, []string{`"stages"`, `"mbps"`}},
+		{[]string{"breakdown", "queue"}, []string{"Q2G", "occupancy", "in flight"}, []string{"Q→C", "IOPS"}, []string{`"iops"`}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.contents, ","), func(t *testing.T) {

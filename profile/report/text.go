@@ -49,8 +49,9 @@ func (c Columns) has(name string) bool {
 	return false
 }
 
-// distText draws the end-to-end latency distribution as bars.
-func distText(w io.Writer, d []analyze.Bucket) {
+// distText draws the whole request's latency distribution (span: Q→C on
+// the block path) as bars.
+func distText(w io.Writer, span string, d []analyze.Bucket) {
 	var most uint64
 	for _, b := range d {
 		most = max(most, b.Count)
@@ -58,7 +59,7 @@ func distText(w io.Writer, d []analyze.Bucket) {
 	if most == 0 {
 		return
 	}
-	fmt.Fprintln(w, "end-to-end latency distribution:")
+	fmt.Fprintf(w, "%s latency distribution:\n", span)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	lo := int64(0)
 	for _, b := range d {
@@ -118,17 +119,17 @@ func Text(w io.Writer, p *analyze.Profile, cols Columns) error {
 			fmt.Fprintf(bw, ", %.2f in flight on average", g.Occupancy)
 		}
 		fmt.Fprintln(bw)
-		groupTable(bw, g, cols, parts)
+		groupTable(bw, g, profileSpan(p), cols, parts)
 		if parts.Has(analyze.ContentLatency) && cols.has("dist") {
-			distText(bw, g.Distribution)
+			distText(bw, profileSpan(p), g.Distribution)
 		}
 	}
 	return bw.err
 }
 
-// groupTable writes the stage rows (breakdown) and the end-to-end row
-// (latency) of one group.
-func groupTable(w io.Writer, g *analyze.Group, cols Columns, parts analyze.Contents) {
+// groupTable writes the stage rows (breakdown) and the row of the whole
+// request, named span (latency), of one group.
+func groupTable(w io.Writer, g *analyze.Group, span string, cols Columns, parts analyze.Contents) {
 	breakdown, latency, queue := parts.Has(analyze.ContentBreakdown), parts.Has(analyze.ContentLatency), parts.Has(analyze.ContentQueue)
 	if !breakdown && !latency {
 		return
@@ -162,7 +163,7 @@ func groupTable(w io.Writer, g *analyze.Group, cols Columns, parts analyze.Conte
 		}
 	}
 	if latency {
-		row("end-to-end", "", "", &g.Latency, "100.0%", g.Occupancy)
+		row(span, "", "", &g.Latency, "100.0%", g.Occupancy)
 	}
 	tw.Flush()
 }

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/dpperf/dpperf/stats"
 )
 
-// Percentiles returns p0, p1, ..., p100 of costs (101 values) by the
-// nearest-rank method: with the n costs sorted ascending, the p-th
-// percentile is the value at rank ceil(p/100 · n) (1-based), and p0 is the
-// smallest. Every percentile is therefore a cost that occurred, and at
-// least p% of the costs are at most it. costs is not modified. It fails on
-// no costs or on NaN.
+// Percentiles returns p0, p1, ..., p100 of costs (101 values) by dpperf's
+// one definition (package stats: with the n costs sorted ascending, the
+// value at rank (n−1)·p/100, interpolated linearly between neighbours);
+// p0 is the smallest cost and p100 the largest. costs is not modified. It
+// fails on no costs or on NaN.
 func Percentiles(costs []float64) ([]float64, error) {
 	s, err := sorted(costs)
 	if err != nil {
@@ -26,7 +27,7 @@ func Percentiles(costs []float64) ([]float64, error) {
 }
 
 // Percentile returns the p-th percentile (0 ≤ p ≤ 100, fractions allowed,
-// e.g. 99.9) of costs by nearest rank, as Percentiles.
+// e.g. 99.9) of costs, as Percentiles.
 func Percentile(costs []float64, p float64) (float64, error) {
 	if !(p >= 0 && p <= 100) {
 		return 0, fmt.Errorf("percentile %v outside 0..100", p)
@@ -50,8 +51,5 @@ func sorted(costs []float64) ([]float64, error) {
 	return s, nil
 }
 
-// rank is the nearest-rank percentile of sorted s.
-func rank(s []float64, p float64) float64 {
-	r := int(math.Ceil(p / 100 * float64(len(s))))
-	return s[min(max(r, 1), len(s))-1]
-}
+// rank is the p-th percentile of sorted s.
+func rank(s []float64, p float64) float64 { return stats.Percentile(s, p) }

@@ -22,8 +22,8 @@ type Sample struct {
 }
 
 // Slow defines the slow packets: those costing more than Threshold, or,
-// when Percentile is set (0 < Percentile < 100), more than that nearest-rank
-// percentile of the costs — Percentile 90 means the slowest 10%. When ties
+// when Percentile is set (0 < Percentile < 100), more than that percentile
+// of the costs (package stats) — Percentile 90 means the slowest 10%. When ties
 // at the percentile leave no packet above it, the packets at it count as
 // slow unless that is all of them.
 type Slow struct {

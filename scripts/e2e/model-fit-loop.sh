@@ -13,7 +13,7 @@ source "$(dirname "$0")/loop.sh"
 # loop.sh made $work (removed on exit with the loop device).
 
 prof() { # name, iodepth
-  "$bin" profile run --dev "$dev" --json "$work/$1.json" -q -- \
+  "$bin" profile run --dev "$dev" --json -o "$work/$1.json" -- \
     fio --name=a --filename="$loop" --rw=randread --bs=4k --iodepth="$2" --ioengine=libaio --direct=1 --time_based --runtime=3 --output=/dev/null >/dev/null
 }
 prof qd1 1
@@ -26,8 +26,8 @@ report="$out/model-fit-loop-$day.md"
   echo
   echo "fio 4 KiB random reads on a loop device ($(uname -r), $(nproc) CPUs), profiled at iodepth 1 and 32"
   echo "with \`dpperf profile run\`; the block path's model fitted on one profile and checked at the other's"
-  echo "load with \`dpperf model fit --profile A.json --check B.json\` (split stages: --parallelism D)."
-  for d in 1 2; do
+  echo "load with \`dpperf model fit --profile A.json --check B.json\` (split stages: --parallelism D; auto: estimated from the profile)."
+  for d in auto 1 2; do
     echo; echo "## fit on iodepth 1, predict iodepth 32 (--parallelism $d)"; echo; echo '```'
     "$bin" model fit --profile "$work/qd1.json" --parallelism "$d" --check "$work/qd32.json"
     echo '```'

@@ -13,8 +13,10 @@ dir=${1:?usage: nvme-tcp-check.sh [--timing] DIR}
 fail() { echo "nvme-tcp-check: $*" >&2; exit 1; }
 
 # stage_col FILE STAGE COL: column COL of STAGE's row, counted from its
-# request count (the end-to-end row has no queue and cause columns).
-stage_col() { awk -v s="$2" -v c="$3" '$1==s { for (i=2; i<=NF; i++) if ($i ~ /^[0-9]+$/) { print $(i+c); exit } }' "$1"; }
+# request count (the whole request's row, named by the path's first and
+# last events such as QUEUE_RQ→BLK_COMPLETE, has no queue and cause
+# columns; STAGE "whole" picks it).
+stage_col() { awk -v s="$2" -v c="$3" '$1==s || (s=="whole" && $1 ~ /→/) { for (i=2; i<=NF; i++) if ($i ~ /^[0-9]+$/) { print $(i+c); exit } }' "$1"; }
 # us VALUE: a report duration (ns, µs, ms, s) in µs.
 us() { awk -v v="$1" 'BEGIN {
   n=v+0; u=v; sub(/^[0-9.]+/, "", u)
@@ -24,7 +26,7 @@ us() { awk -v v="$1" 'BEGIN {
 for name in read4k write128k read4k-contended; do
   for f in "$dir/$name.txt" "$dir/$name-bpf.txt"; do
     [ -s "$f" ] || fail "missing report $f"
-    for st in host-issue send-net-recv target-queue target-device end-to-end; do
+    for st in host-issue send-net-recv target-queue target-device whole; do
       n=$(stage_col "$f" "$st" 0)
       [ -n "$n" ] || fail "$f: no row for stage $st"
       [ "$n" -ge 100 ] || fail "$f: stage $st has $n requests, want at least 100"

@@ -11,9 +11,14 @@
 # with four tags and 3 ms completions). Reports are printed to
 # the serial console between markers and copied into OUT (default
 # examples/profile/nvme-tcp); the comparison runs on the host.
+# With --steps FILE the guest runs the shell steps in FILE instead of
+# these (after the same setup, with $f, $P, guard and profile defined
+# below) and the script stops once their /out files are in OUT.
 # Needs root (apt), network access to the Debian mirror the first time.
 set -euo pipefail
 
+steps=""
+if [ "${1:-}" = --steps ]; then steps=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2; fi
 out=${1:-examples/profile/nvme-tcp}
 work=${WORK:-build/nvme-tcp}
 mkdir -p "$work" "$out"
@@ -133,13 +138,16 @@ guard() {
 profile() {
   name=$1; shift; rm -f /tmp/stop
   echo "step $name"; guard "$name" 240
-  $P --collector tracefs --json /out/$name.json -o /out/$name.txt -- sh -c 'until [ -e /tmp/stop ]; do sleep 0.1; done' &
+  $P --collector tracefs --json -o /out/$name.json --text /out/$name.txt -- sh -c 'until [ -e /tmp/stop ]; do sleep 0.1; done' &
   tracer=$!
   until ls -d $T/instances/dpperf-* >/dev/null 2>&1; do sleep 0.1; done; sleep 1
-  $P --collector bpf --json /out/$name-bpf.json -o /out/$name-bpf.txt -- fio $f "$@"
+  $P --collector bpf --json -o /out/$name-bpf.json --text /out/$name-bpf.txt -- fio $f "$@"
   touch /tmp/stop; wait $tracer
   kill $dog
 }
+INIT
+# The steps: the given ones, or the checks' profiles and traces.
+if [ -n "$steps" ]; then cat "$steps"; else cat <<'STEPS'; fi >> "$root/init"
 # A fixed number of requests, so the checks' counts do not depend on the
 # emulated machine's speed.
 profile read4k --rw=randread --bs=4k --iodepth=1 --number_ios=400 --runtime=60
@@ -177,6 +185,8 @@ kill $dog
 { uname -a; ls -l /sys/kernel/btf | head -20; cat $T/kprobe_events
   for e in nvme/nvme_setup_cmd nvme/nvme_complete_rq nvmet/nvmet_req_init nvmet/nvmet_req_complete block/block_rq_issue block/block_rq_complete; do
     cat $T/events/$e/format; done; } > /out/guest-info.txt 2>&1
+STEPS
+cat >> "$root/init" <<'INIT'
 # Kernel messages stay off the console while the reports are printed.
 echo 1 > /proc/sys/kernel/printk
 for x in /out/*; do echo; echo "=====BEGIN $(basename $x)====="; cat $x; echo; echo "=====END====="; done
@@ -213,6 +223,7 @@ tr -d '\r' < "$work/console.log" | awk -v out="$out" '
   /^=====BEGIN .*=====$/ { f=$2; sub(/=+$/, "", f); file=out "/" f; printf "" > file; next }
   /^=====END=====$/ { close(file); file=""; next }
   file != "" { print >> file }'
+[ -z "$steps" ] || exit 0
 gzip -9f "$out"/trace-*.txt
 mv "$out/guest-info.txt" "$work/"
 bin=bin/dpperf; [ -x $bin ] || go build -o $bin ./cmd/dpperf

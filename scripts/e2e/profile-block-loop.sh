@@ -22,7 +22,7 @@ echo "e2e: profiling $loop" >&2
 # The text report goes to OUT/*.txt, the JSON profile to OUT/*.json.
 prof() { # name, then the command
   local name=$1; shift
-  "$bin" profile run --dev "$dev" --json "$out/$name.json" --html "$out/$name.html" -o "$out/$name.txt" -q -- "$@" >/dev/null
+  "$bin" profile run --dev "$dev" --json -o "$out/$name.json" --html "$out/$name.html" --text "$out/$name.txt" -- "$@" >/dev/null
 }
 
 prof base-qd1 fio --name=a --filename="$loop" --rw=randread --bs=4k --iodepth=1 --ioengine=libaio --direct=1 --time_based --runtime=3 --output=/dev/null
@@ -31,7 +31,7 @@ prof contended-qd32 bash -c "fio --name=bg --filename=$loop --rw=randread --bs=6
   fio --name=a --filename=$loop --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 --time_based --runtime=3 --output=/dev/null; wait"
 
 "$bin" profile compare "$out/base-qd1.json" "$out/base-qd32.json" > "$out/compare-qd1-qd32.txt"
-"$bin" profile compare --json "$out/compare.json" --html "$out/compare.html" \
+"$bin" profile compare --json -o "$out/compare.json" --html "$out/compare.html" \
   "$out/base-qd32.json" "$out/contended-qd32.json" > "$out/compare.txt"
 cat "$out/compare.txt"
 grep -q '^bottleneck: D2C' "$out/compare.txt" || { echo "e2e: compare did not name D2C" >&2; exit 1; }

@@ -1,0 +1,189 @@
+package cfg
+
+import (
+	"math/big"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/internal/testobj"
+)
+
+// optionalHeader skips an 8-byte header when the first packet byte is
+// non-zero, then checks that 4 bytes follow: 14+4 bytes without the
+// header, 14+8+4 with it.
+func optionalHeader() asm.Instructions {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 4, asm.Word), // data_end
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.Word), // data
+		asm.Mov.Reg(asm.R3, asm.R6),
+		asm.Add.Imm(asm.R3, 14),
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Mov.Reg(asm.R5, asm.R6),
+		asm.Add.Imm(asm.R5, 1),
+		asm.JGT.Reg(asm.R5, asm.R2, ""),          // → exit
+		asm.LoadMem(asm.R4, asm.R6, 0, asm.Byte), // the choice
+		asm.JEq.Imm(asm.R4, 0, ""),               // → check
+		asm.Add.Imm(asm.R3, 8),                   // the header
+		asm.Mov.Reg(asm.R5, asm.R3),              // check:
+		asm.Add.Imm(asm.R5, 4),
+		asm.JGT.Reg(asm.R5, asm.R2, ""), // → exit; not taken: the length
+		asm.Mov.Imm(asm.R0, 1),
+		asm.Return(),
+	}
+	insns[7].Offset = 7
+	insns[9].Offset = 1
+	insns[13].Offset = 1
+	return insns
+}
+
+// TestSplitKeepsOffsets: the two ways into the check keep their own
+// packet offsets, so the check proves 18 bytes on one and 26 on the other;
+// joined, both would prove 18.
+func TestSplitKeepsOffsets(t *testing.T) {
+	lens := func() []int32 {
+		g, err := build(t, optionalHeader(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l []int32
+		for _, e := range g.Edges {
+			if e.Kind == EdgeNotTaken && e.MinLen > 1 {
+				l = append(l, e.MinLen)
+			}
+		}
+		slices.Sort(l)
+		return l
+	}
+	if got := lens(); !slices.Equal(got, []int32{18, 26}) {
+		t.Errorf("split: the checks prove %v bytes, want [18 26]", got)
+	}
+	defer func(n int) { splitNodes = n }(splitNodes)
+	splitNodes = 0
+	if got := lens(); !slices.Equal(got, []int32{18}) {
+		t.Errorf("joined: the checks prove %v bytes, want [18]", got)
+	}
+}
+
+// TestShiftByJoinedAmount: clang merges header kinds whose length rules
+// differ in a shift ((len+1)*8 and (len+2)*4) into a shift by a register
+// holding 2 or 3; the range of the product still gives the pointer a
+// least offset.
+func TestShiftByJoinedAmount(t *testing.T) {
+	v := rangeALU(asm.LSh, value{kind: between, off: 0, hi: 255}, value{kind: between, off: 2, hi: 3})
+	if v.kind != between || v.off != 0 || v.hi != 255<<3 {
+		t.Errorf("[0,255] << [2,3] = %+v, want [0, 2040]", v)
+	}
+	p := alu(asm.Add, false, ptr(RegionPacket, 0, 54), v)
+	p = alu(asm.Add, false, p, constant(8))
+	if !p.hasMin || p.off != 62 {
+		t.Errorf("data+54 + [0,2040] + 8 = %+v, want at least data+62", p)
+	}
+	if v := rangeALU(asm.LSh, value{kind: between, off: 1, hi: 2}, value{kind: between, off: 0, hi: 30}); v != top {
+		t.Errorf("a shift by up to 30 gives %+v, want top", v)
+	}
+}
+
+// TestSplitKeepsPaths: splitting gives a node to groups of edges, never a
+// path more or less: every bundled object has as many source-to-sink
+// paths, and the same sequences of blocks, split and joined.
+func TestSplitKeepsPaths(t *testing.T) {
+	dir := filepath.Join(testobj.Root(), "build", "bpf")
+	objs, _ := filepath.Glob(filepath.Join(dir, "*.o"))
+	if len(objs) == 0 {
+		t.Fatalf("no objects in %s (make bpf builds them)", dir)
+	}
+	splitSome := 0
+	for _, obj := range objs {
+		name := strings.TrimSuffix(filepath.Base(obj), ".o")
+		progs, err := bpfprog.XDPPrograms(obj)
+		if err != nil || len(progs) == 0 {
+			continue
+		}
+		p := progs[0]
+		split, err := Build(p, Options{Unroll: 8})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		n := splitNodes
+		splitNodes = 0
+		joined, err := Build(p, Options{Unroll: 8})
+		splitNodes = n
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(split.Nodes) != len(joined.Nodes) {
+			splitSome++
+		}
+		if a, b := countPaths(split), countPaths(joined); a.Cmp(b) != 0 {
+			t.Errorf("%s: %v paths split, %v joined", name, a, b)
+		}
+		if countPaths(split).Cmp(big.NewInt(5000)) <= 0 {
+			if a, b := blockPaths(split), blockPaths(joined); !slices.Equal(a, b) {
+				t.Errorf("%s: the paths' block sequences differ", name)
+			}
+		}
+	}
+	if splitSome == 0 {
+		t.Error("no object had a block split: the test checks nothing")
+	}
+	t.Logf("%d of %d objects have split blocks", splitSome, len(objs))
+}
+
+func countPaths(g *Graph) *big.Int {
+	n := make([]*big.Int, len(g.Nodes))
+	for i := range n {
+		n[i] = new(big.Int)
+	}
+	n[g.Sink].SetInt64(1)
+	out := make([][]int, len(g.Nodes))
+	for i, e := range g.Edges {
+		out[e.From] = append(out[e.From], i)
+	}
+	var visit func(v NodeID) *big.Int
+	done := make([]bool, len(g.Nodes))
+	visit = func(v NodeID) *big.Int {
+		if done[v] || v == g.Sink {
+			return n[v]
+		}
+		for _, e := range out[v] {
+			n[v].Add(n[v], visit(g.Edges[e].To))
+		}
+		done[v] = true
+		return n[v]
+	}
+	return visit(g.Source)
+}
+
+// blockPaths lists every path as its sequence of (function, block, edge
+// kind), sorted.
+func blockPaths(g *Graph) []string {
+	out := make([][]int, len(g.Nodes))
+	for i, e := range g.Edges {
+		out[e.From] = append(out[e.From], i)
+	}
+	var paths []string
+	var walk func(v NodeID, prefix string)
+	walk = func(v NodeID, prefix string) {
+		if v == g.Sink {
+			paths = append(paths, prefix)
+			return
+		}
+		for _, e := range out[v] {
+			ed := g.Edges[e]
+			nd := g.Nodes[ed.To]
+			walk(ed.To, prefix+" "+strings.Join([]string{itoa(int(nd.Func)), itoa(int(nd.Block)), itoa(int(ed.Kind))}, "/"))
+		}
+	}
+	walk(g.Source, "")
+	slices.Sort(paths)
+	return paths
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
