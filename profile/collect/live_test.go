@@ -302,8 +302,9 @@ func TestRecordedCTFMatchesLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Stats().Lost != 0 {
-		t.Logf("recorder lost %d events", tr.Stats().Lost)
+	lost := uint64(max(tr.Stats().Lost, 0))
+	if lost != 0 {
+		t.Logf("recorder lost %d events", lost)
 	}
 	recorded := analyze.Summarize(a, p, 1)
 	lg, rg := group(t, live, "read 4KiB"), group(t, recorded, "read 4KiB")
@@ -311,8 +312,10 @@ func TestRecordedCTFMatchesLive(t *testing.T) {
 	// The recording starts before and ends after the live collector. On a
 	// loaded machine it has come out a few percent short (the recorder
 	// moves events stamped before a drain into the next packet, which can
-	// put a request's events out of order).
-	if rg.Requests < lg.Requests*90/100 || rg.Requests > lg.Requests*110/100 {
+	// put a request's events out of order), and a recorder whose drain is
+	// starved loses events, which it counts: each lost event can cost one
+	// request.
+	if rg.Requests+lost < lg.Requests*90/100 || rg.Requests > lg.Requests*110/100 {
 		t.Errorf("recorded %d requests, live %d (recording: %d orphan events, %d open)", rg.Requests, lg.Requests, st.Orphans, st.Open)
 	}
 	if len(lg.Stages) != len(rg.Stages) {
