@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+
+	"github.com/dpperf/dpperf/stats"
 )
 
 // Summary describes a set of durations in nanoseconds.
@@ -28,9 +30,9 @@ type Bin struct {
 	Count uint64 `json:"count"`
 }
 
-// Summarize computes the summary of v, which it sorts. Percentiles use the
-// nearest-rank method: the p-th percentile is the smallest value with at
-// least p% of the values at or below it.
+// Summarize computes the summary of v, which it sorts. Percentiles follow
+// dpperf's one definition (package stats: linear interpolation between
+// the closest ranks), rounded to the nanosecond.
 func Summarize(v []uint64) Summary {
 	if len(v) == 0 {
 		return Summary{}
@@ -42,8 +44,7 @@ func Summarize(v []uint64) Summary {
 	}
 	s.Mean = float64(s.Total) / float64(len(v))
 	rank := func(p float64) uint64 {
-		i := int(math.Ceil(p/100*float64(len(v)))) - 1
-		return v[max(i, 0)]
+		return uint64(math.Round(stats.Interpolate(len(v), p, func(i int) float64 { return float64(v[i]) })))
 	}
 	s.P50, s.P90, s.P99 = rank(50), rank(90), rank(99)
 	lo, hi := bits.Len64(s.Min), bits.Len64(s.Max)
