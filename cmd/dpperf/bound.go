@@ -259,9 +259,7 @@ func yamlAsJSON(w io.Writer, data []byte) error {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }
 
 // targetEntry is one target of the list in JSON (target/json.md).
@@ -290,9 +288,7 @@ func listTargets(ctx context.Context, w io.Writer, asJSON bool) error {
 	}
 	list = append(list, host)
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(w, struct {
 			Schema  string        `json:"schema"`
 			Targets []targetEntry `json:"targets"`
 		}{"dpperf.targets/v1", list})

@@ -151,8 +151,6 @@ func writeExampleMaps(path string, r *bound.Result) error {
 		}
 	}
 	return writeAtomically(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(f)
+		return writeJSON(w, f)
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -162,9 +161,7 @@ func calibrationReport(w io.Writer, asJSON bool, res *calibrate.Result, t *targe
 		c.Costs = append(c.Costs, calibrationCost{Cost: m.Key, NS: calibrate.RoundUp(s.High, 0.01), Min: s.Min, Median: s.Median,
 			High: s.High, Max: s.Max, Variant: s.Variant})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
+	return writeJSON(w, c)
 }
 
 // calibrationTable prints every measured cost with its spread (PCV costs

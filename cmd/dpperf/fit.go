@@ -217,9 +217,7 @@ func fitJSON(w io.Writer, name, file string, samples []*calibrate.Sample, res *c
 		p := s.Predicted(res.Scale)
 		v.Paths = append(v.Paths, path{s.Program, s.Insns, s.Median, s.High, s.Predicted(nil), p, (p - m) / m})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }
 
 // fitTable prints the scales and every sample's measured and predicted

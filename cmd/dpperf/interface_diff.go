@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -57,9 +56,7 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 		w := bufio.NewWriter(dst)
 		var err error
 		if *asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			err = enc.Encode(d)
+			err = writeJSON(w, d)
 		} else {
 			writeDiff(w, d)
 		}

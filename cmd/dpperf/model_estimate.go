@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -124,9 +123,7 @@ func writeResult(stdout io.Writer, o *outputFlags, text func(io.Writer) error, v
 		if !o.json {
 			return text(w)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	})
 }
 

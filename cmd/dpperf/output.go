@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +33,14 @@ func addOutputFlags(fs *flag.FlagSet, schema string) *outputFlags {
 	fs.StringVar(&o.file, "output", "", "write the result (text, or JSON with --json) to `FILE` instead of stdout (also -o)")
 	fs.StringVar(&o.file, "o", "", hiddenUsage)
 	return o
+}
+
+// writeJSON writes v as the commands' JSON documents are written: indented
+// by two spaces, one document per call.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // write calls emit with stdout, or with the file of -o, which it writes

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -332,9 +331,7 @@ func runProfilePaths(args []string, stdout, stderr io.Writer) error {
 		}
 		return out.write(stdout, func(w io.Writer) error {
 			if out.json {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return writeJSON(w, struct {
 					Schema string  `json:"schema"`
 					Paths  []entry `json:"paths"`
 				}{"dpperf.profile.paths/v1", list})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -84,9 +83,7 @@ func listPrograms(path string, asJSON bool, w io.Writer) error {
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(programsJSON(o))
+		return writeJSON(w, programsJSON(o))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tSECTION\tTYPE\tINSNS\tFUNCS\tMAPS")

@@ -127,9 +127,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return report.write(stdout, func(w io.Writer) error {
 		if report.json {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return writeJSON(w, out)
 		}
 		return writeRecordText(w, out)
 	})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -63,9 +62,7 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	return out.write(stdout, func(w io.Writer) error {
 		if out.json {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
+			return writeJSON(w, r)
 		}
 		return analyze.WriteText(w, r, *hist)
 	})
