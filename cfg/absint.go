@@ -252,10 +252,8 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 		// pointer into src's region at an offset known only for constants.
 		return alu(op, false, src, dst)
 	}
-	if dst.kind == between && src.kind == scalar && !is32 {
-		return betweenALU(op, dst, src.off)
-	}
-	if src.kind == between && (dst.kind == scalar || dst.kind == between) && !is32 {
+	if (dst.kind == between || src.kind == between) && (dst.kind == between || dst.kind == scalar) &&
+		(src.kind == between || src.kind == scalar) && !is32 {
 		return rangeALU(op, dst, src)
 	}
 	if dst.kind != scalar || (src.kind != scalar && op != asm.Neg && op != asm.Swap) {
@@ -268,45 +266,11 @@ func alu(op asm.ALUOp, is32 bool, dst, src value) value {
 	return constant(int64(r))
 }
 
-// betweenALU applies a 64-bit operation with a constant to a range of
-// unsigned values: the operations whose result range follows from the
-// ends of the range, as long as nothing overflows; others give top.
-func betweenALU(op asm.ALUOp, v value, c int64) value {
-	const limit = 1 << 40
-	lo, hi := v.off, v.hi
-	if lo < 0 || hi < lo || hi >= limit || c < 0 || c >= limit {
-		return top
-	}
-	switch op {
-	case asm.Add:
-		lo, hi = lo+c, hi+c
-	case asm.Mul:
-		lo, hi = lo*c, hi*c
-	case asm.LSh:
-		if c >= 24 {
-			return top
-		}
-		lo, hi = lo<<c, hi<<c
-	case asm.RSh:
-		lo, hi = lo>>min(c, 63), hi>>min(c, 63)
-	case asm.And:
-		lo, hi = 0, min(hi, c)
-	default:
-		return top
-	}
-	if hi >= limit {
-		return top
-	}
-	if lo == hi {
-		return constant(lo)
-	}
-	return value{kind: between, off: lo, hi: hi}
-}
-
-// rangeALU applies a 64-bit operation to two ranges of unsigned values
-// (a shift by one of two amounts, as clang leaves when it merges the
-// length rules of two header kinds): the operations that grow with both
-// operands, as long as nothing overflows; others give top.
+// rangeALU applies a 64-bit operation to two ranges of unsigned values (a
+// constant is a range of one; clang also leaves shifts by one of two
+// amounts where it merges the length rules of two header kinds): the
+// operations whose result range follows from the ends of the operands'
+// ranges, as long as nothing overflows; others give top.
 func rangeALU(op asm.ALUOp, a, b value) value {
 	const limit = 1 << 40
 	alo, ahi, _ := a.bounds()
@@ -324,6 +288,10 @@ func rangeALU(op asm.ALUOp, a, b value) value {
 			return top
 		}
 		return betweenOf(alo<<blo, ahi<<bhi, limit)
+	case asm.RSh:
+		return betweenOf(alo>>bhi, ahi>>blo, limit)
+	case asm.And:
+		return betweenOf(0, min(ahi, bhi), limit)
 	}
 	return top
 }

@@ -136,38 +136,21 @@ func TestSplitKeepsPaths(t *testing.T) {
 	t.Logf("%d of %d objects have split blocks", splitSome, len(objs))
 }
 
+// countPaths counts the source-to-sink paths of g, whose edges are in
+// topological order.
 func countPaths(g *Graph) *big.Int {
-	n := make([]*big.Int, len(g.Nodes))
-	for i := range n {
-		n[i] = new(big.Int)
+	n := make([]big.Int, len(g.Nodes))
+	n[g.Source].SetInt64(1)
+	for _, e := range g.Edges {
+		n[e.To].Add(&n[e.To], &n[e.From])
 	}
-	n[g.Sink].SetInt64(1)
-	out := make([][]int, len(g.Nodes))
-	for i, e := range g.Edges {
-		out[e.From] = append(out[e.From], i)
-	}
-	var visit func(v NodeID) *big.Int
-	done := make([]bool, len(g.Nodes))
-	visit = func(v NodeID) *big.Int {
-		if done[v] || v == g.Sink {
-			return n[v]
-		}
-		for _, e := range out[v] {
-			n[v].Add(n[v], visit(g.Edges[e].To))
-		}
-		done[v] = true
-		return n[v]
-	}
-	return visit(g.Source)
+	return &n[g.Sink]
 }
 
 // blockPaths lists every path as its sequence of (function, block, edge
 // kind), sorted.
 func blockPaths(g *Graph) []string {
-	out := make([][]int, len(g.Nodes))
-	for i, e := range g.Edges {
-		out[e.From] = append(out[e.From], i)
-	}
+	out := g.OutEdges()
 	var paths []string
 	var walk func(v NodeID, prefix string)
 	walk = func(v NodeID, prefix string) {
