@@ -273,13 +273,11 @@ func (c *Checker) comments(kind string) [][]string {
 // the path, so solving with their exact definitions (which can take the
 // solver longer than any timeout) is not needed.
 func (c *Checker) abstractionsConstrain(st *state) bool {
-	def := map[string]string{}
+	w := c.window(len(c.levels))
 	var roots []string
-	for _, l := range c.levels {
-		for _, line := range l.text {
-			if name := definedName(line); name != "" {
-				def[name] = line
-			} else if strings.HasPrefix(line, "(assert ") {
+	for _, text := range w.levels {
+		for _, line := range text {
+			if strings.HasPrefix(line, "(assert ") {
 				roots = append(roots, line)
 			}
 		}
@@ -287,10 +285,7 @@ func (c *Checker) abstractionsConstrain(st *state) bool {
 	if st.exited {
 		roots = append(roots, st.verdict.s)
 	}
-	need := uses(roots, func(name string) (string, bool) {
-		line, ok := def[name]
-		return line, ok
-	})
+	need := uses(roots, w.body)
 	for _, f := range c.comments("abstract") {
 		if need[f[0]] {
 			return true

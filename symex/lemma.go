@@ -241,6 +241,15 @@ func (c *Checker) window(n int) *window {
 	return w
 }
 
+// body returns the line that defines name in the window.
+func (w *window) body(name string) (string, bool) {
+	d, ok := w.def[name]
+	if !ok {
+		return "", false
+	}
+	return w.levels[d.level][d.line], true
+}
+
 // text returns the assertions of levels [j, k) with the definitions they
 // use, in the order the path made them, every defined name replaced by
 // its rank of first appearance; "" when the window asserts nothing.
@@ -268,13 +277,7 @@ func (w *window) textOf(at []int) string {
 	if len(asserts) == 0 {
 		return ""
 	}
-	need := uses(roots, func(name string) (string, bool) {
-		d, ok := w.def[name]
-		if !ok {
-			return "", false
-		}
-		return w.levels[d.level][d.line], true
-	})
+	need := uses(roots, w.body)
 	lines := make([]defAt, 0, len(need)+len(asserts))
 	for name := range need {
 		lines = append(lines, w.def[name])
