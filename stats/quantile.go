@@ -1,6 +1,6 @@
 // Package stats holds dpperf's one definition of a percentile, used by
 // every package that reports one (measure, calibrate, replay, classtime,
-// profile).
+// profile, record/analyze).
 //
 // The p-th percentile of n values is the linearly interpolated quantile,
 // type 7 of Hyndman and Fan (the default of R and NumPy): with the values
