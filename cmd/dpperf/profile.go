@@ -365,7 +365,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	duration := fs.Duration("duration", 0, "stop after this long (default: task duration, else when COMMAND exits or on Ctrl-C)")
 	bufKB := fs.Int("buffer-kb", 0, "kernel buffer size in KiB (ring buffer; per CPU for tracefs)")
 	listen := fs.String("listen", "", "serve Prometheus metrics on this address (e.g. :9464)")
-	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint")
+	progs := fs.String("bpf-programs", "auto", "BPF program type: auto (tp_btf when the kernel has BTF), tp_btf, tracepoint, or empty (programs that return at once: what attaching costs; no records)")
 	bpfStats := fs.Bool("bpf-stats", false, "measure the kernel-side run time of the BPF programs")
 	alt := fs.Duration("alternate", 0, "overhead measurement: detach and attach the collector every `PERIOD` (bpf collector); windows go to -alternate-log")
 	altLog := fs.String("alternate-log", "", "file for the windows of -alternate: lines \"on|off START END\" in Unix ns")
@@ -569,6 +569,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	prof.SetEventCounts()
 	if prof.Counts.Lost > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing", prof.Counts.Lost))
+	}
+	if b, ok := col.(*collect.BPF); ok && b.Programs() == "tp_btf, empty" {
+		prof.Warnings = append(prof.Warnings, "empty programs (--bpf-programs empty): attached to measure what attaching costs; nothing was recorded")
 	}
 	if *alt > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the collector was detached every other %v (-alternate): requests, throughput and queue occupancy cover about half the run", *alt))

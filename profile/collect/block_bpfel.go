@@ -60,6 +60,7 @@ const (
 	blockMapStaged         = "staged"
 	blockProgBioQueue      = "bio_queue"
 	blockProgBtfBioQueue   = "btf_bio_queue"
+	blockProgBtfEmpty      = "btf_empty"
 	blockProgBtfGetrq      = "btf_getrq"
 	blockProgBtfRqComplete = "btf_rq_complete"
 	blockProgBtfRqInsert   = "btf_rq_insert"
@@ -126,6 +127,7 @@ type blockSpecs struct {
 type blockProgramSpecs struct {
 	BioQueue      *ebpf.ProgramSpec `ebpf:"bio_queue"`
 	BtfBioQueue   *ebpf.ProgramSpec `ebpf:"btf_bio_queue"`
+	BtfEmpty      *ebpf.ProgramSpec `ebpf:"btf_empty"`
 	BtfGetrq      *ebpf.ProgramSpec `ebpf:"btf_getrq"`
 	BtfRqComplete *ebpf.ProgramSpec `ebpf:"btf_rq_complete"`
 	BtfRqInsert   *ebpf.ProgramSpec `ebpf:"btf_rq_insert"`
@@ -226,6 +228,7 @@ type blockVariables struct {
 type blockPrograms struct {
 	BioQueue      *ebpf.Program `ebpf:"bio_queue"`
 	BtfBioQueue   *ebpf.Program `ebpf:"btf_bio_queue"`
+	BtfEmpty      *ebpf.Program `ebpf:"btf_empty"`
 	BtfGetrq      *ebpf.Program `ebpf:"btf_getrq"`
 	BtfRqComplete *ebpf.Program `ebpf:"btf_rq_complete"`
 	BtfRqInsert   *ebpf.Program `ebpf:"btf_rq_insert"`
@@ -240,6 +243,7 @@ func (p *blockPrograms) Close() error {
 	return _BlockClose(
 		p.BioQueue,
 		p.BtfBioQueue,
+		p.BtfEmpty,
 		p.BtfGetrq,
 		p.BtfRqComplete,
 		p.BtfRqInsert,

@@ -52,6 +52,7 @@ type BPF struct {
 	kinds   [5]uint8      // path event index per tracepoint
 	queue   []event.Event // events of the last record not yet returned
 	btf     bool          // tp_btf programs (else classic tracepoints)
+	empty   bool          // programs that return at once (the attachment's own cost)
 	stats   io.Closer     // keeps the kernel's run-time statistics on
 	progs   []namedProg   // attached programs, for Cost
 	nvme    bool          // records of bpf/nvme.c (else bpf/block.c)
@@ -96,6 +97,9 @@ func (c *BPF) Cost() []ProgramCost {
 func (c *BPF) Programs() string {
 	if c.kprobe {
 		return "tracepoint, kprobe"
+	}
+	if c.empty {
+		return "tp_btf, empty"
 	}
 	if c.btf {
 		return "tp_btf"
@@ -179,17 +183,26 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	case "tp_btf":
 		c.btf = true
 	case "tracepoint":
+	case "empty":
+		c.btf, c.empty = true, true
 	default:
-		return nil, fmt.Errorf("bpf programs %q (want auto, tp_btf or tracepoint)", cfg.Programs)
+		return nil, fmt.Errorf("bpf programs %q (want auto, tp_btf, tracepoint or empty)", cfg.Programs)
 	}
 	// Load only the program set in use, and only for the tracepoints the
 	// path needs.
+	empty := spec.Programs["btf_empty"]
+	delete(spec.Programs, "btf_empty")
 	for tp, t := range blockTracepoints {
 		if c.btf || kinds[tp] == noKind {
 			delete(spec.Programs, t.prog)
 		}
 		if !c.btf || kinds[tp] == noKind {
 			delete(spec.Programs, t.btfProg)
+		}
+		if c.empty && kinds[tp] != noKind {
+			p := empty.Copy()
+			p.Name, p.AttachTo = t.btfProg, t.name
+			spec.Programs[t.btfProg] = p
 		}
 	}
 	if err := c.load(spec, cfg.Stats); err != nil {

@@ -15,8 +15,13 @@
 # beside the others, read with direct I/O, the default; tmpfs: a file in
 # /dev/shm, so that requests cost CPU only), PROFILE_FLAGS (more flags
 # for `dpperf profile run`, e.g. "--sample 1000", the sampling rate of the
-# original profiler's experiments). Writes the table to OUT (default
-# stdout).
+# original profiler's experiments), EVENTS (a subset of the block path's
+# events Q,G,I,D,C, comma-separated, e.g. "Q,C": the collector profiles a
+# path of those events only, so that with PROFILE_FLAGS="--bpf-programs
+# empty" a row measures what attaching that many programs costs; the
+# path needs two events, and I (block_rq_insert) never fires on a loop
+# device, so "I,C" attaches one program that runs). Writes the table to
+# OUT (default stdout).
 #
 # ALTERNATE=PERIOD (e.g. 500ms) measures differently: one dpperf process
 # per iodepth detaches and attaches its programs every PERIOD
@@ -41,6 +46,28 @@ tmpfs) export TMPDIR=/dev/shm LOOP_DIRECT_IO=off ;;
 esac
 source "$(dirname "$0")/loop.sh"
 bin=$(realpath "$bin")
+
+# A path of the block path's events listed in EVENTS, a stage between
+# each two neighbours.
+if [ -n "${EVENTS:-}" ]; then
+  declare -A tps=([Q]=block_bio_queue [G]=block_getrq [I]=block_rq_insert [D]=block_rq_issue [C]=block_rq_complete)
+  IFS=, read -r -a evs <<<"$EVENTS"
+  {
+    echo "name: block-${EVENTS//,/}"
+    echo "description: the block path's events $EVENTS"
+    echo "key: [dev, sector]"
+    echo "events:"
+    for e in "${evs[@]}"; do
+      [ -n "${tps[$e]:-}" ] || { echo "EVENTS=$EVENTS: $e is not one of Q,G,I,D,C" >&2; exit 2; }
+      echo "  - {name: $e, tracepoint: block:${tps[$e]}}"
+    done
+    echo "stages:"
+    for ((i = 1; i < ${#evs[@]}; i++)); do
+      echo "  - {name: ${evs[i-1]}2${evs[i]}, from: ${evs[i-1]}, to: ${evs[i]}, queue: central-fcfs, cause: queue}"
+    done
+  } > "$work/path.yaml"
+  pflags+=(--path "$work/path.yaml")
+fi
 
 # mark.sh FILE SECS ROUND MODE: one window. It records its start and end
 # (ms since the epoch), and what its parent (dpperf, or this script) and
@@ -178,7 +205,7 @@ measure_alternate() {
 if [ -n "${ALTERNATE:-}" ]; then
   {
     echo "# fio 4KiB randread on a loop device ($backing backing); the collector detached and attached every $ALTERNATE for ${DURATION:-300} s per iodepth"
-    echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS} --alternate $ALTERNATE"
+    echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS}${EVENTS:+ --path (events $EVENTS)} --alternate $ALTERNATE"
     echo "# $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
     printf "%-5s %6s %9s %9s %8s %16s %8s %13s   %s\n" "depth" "pairs" "IOPS off" "IOPS on" "loss" "95% interval" "median" "quartiles" "load at end"
     for depth in $depths; do measure_alternate "$depth"; done
@@ -190,7 +217,7 @@ fi
 
 {
   echo "# fio 4KiB randread on a loop device ($backing backing), $rounds pairs of ${win}s windows without/with the collector per iodepth (order alternating)"
-  echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS}"
+  echo "# collector: dpperf profile run --dev $dev -q${PROFILE_FLAGS:+ $PROFILE_FLAGS}${EVENTS:+ --path (events $EVENTS)}"
   echo "# $(uname -r), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   printf "%-5s %6s %17s %17s %7s %13s %8s %13s %6s %6s %8s %8s   %s\n" "depth" "pairs" "IOPS off" "IOPS on" "loss" "95% interval" \
     "median" "quartiles" "fio" "fio" "dpperf" "dpperf" "load at end"

@@ -459,6 +459,13 @@ int btf_rq_issue(__u64 *ctx)
 SEC("tp_btf/block_rq_complete")
 int btf_rq_complete(__u64 *ctx) { return from_rq(TP_RQ_COMPLETE, (struct request *)ctx[0], (__u32)ctx[2]); }
 
+// btf_empty returns at once. User space attaches a copy to each tracepoint
+// of the path instead of the programs above (`--bpf-programs empty`), to
+// measure what the attachment alone costs a request: the tracepoint's
+// dispatch and the program's entry and exit.
+SEC("tp_btf/block_rq_complete")
+int btf_empty(__u64 *ctx) { return 0; }
+
 // ---- tracepoint programs: formatted trace records ----
 
 static __always_inline int handle(void *ctx, int tp)
