@@ -570,8 +570,13 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if prof.Counts.Lost > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the kernel lost %d events; some requests are missing", prof.Counts.Lost))
 	}
-	if b, ok := col.(*collect.BPF); ok && b.Programs() == "tp_btf, empty" {
-		prof.Warnings = append(prof.Warnings, "empty programs (--bpf-programs empty): attached to measure what attaching costs; nothing was recorded")
+	if b, ok := col.(*collect.BPF); ok {
+		if w, per, share := b.Duty(); per > 0 {
+			prof.Warnings = append(prof.Warnings, fmt.Sprintf("sampled in windows: the programs were attached for %v of every %v (and until the requests started in it finished) and kept %.3g%% of the requests in them", w, per, 100*share))
+		}
+		if b.Programs() == "tp_btf, empty" {
+			prof.Warnings = append(prof.Warnings, "empty programs (--bpf-programs empty): attached to measure what attaching costs; nothing was recorded")
+		}
 	}
 	if *alt > 0 {
 		prof.Warnings = append(prof.Warnings, fmt.Sprintf("the collector was detached every other %v (-alternate): requests, throughput and queue occupancy cover about half the run", *alt))

@@ -77,6 +77,7 @@ const (
 	blockVarLayouts        = "layouts"
 	blockVarMaxBytes       = "max_bytes"
 	blockVarMinBytes       = "min_bytes"
+	blockVarSampleBelow    = "sample_below"
 	blockVarSampleN        = "sample_n"
 	blockVarSampleSalt     = "sample_salt"
 	blockVarUnusedEvent    = "unused_event"
@@ -161,6 +162,7 @@ type blockVariableSpecs struct {
 	Layouts     *ebpf.VariableSpec `ebpf:"layouts"`
 	MaxBytes    *ebpf.VariableSpec `ebpf:"max_bytes"`
 	MinBytes    *ebpf.VariableSpec `ebpf:"min_bytes"`
+	SampleBelow *ebpf.VariableSpec `ebpf:"sample_below"`
 	SampleN     *ebpf.VariableSpec `ebpf:"sample_n"`
 	SampleSalt  *ebpf.VariableSpec `ebpf:"sample_salt"`
 	UnusedEvent *ebpf.VariableSpec `ebpf:"unused_event"`
@@ -216,6 +218,7 @@ type blockVariables struct {
 	Layouts     *ebpf.Variable `ebpf:"layouts"`
 	MaxBytes    *ebpf.Variable `ebpf:"max_bytes"`
 	MinBytes    *ebpf.Variable `ebpf:"min_bytes"`
+	SampleBelow *ebpf.Variable `ebpf:"sample_below"`
 	SampleN     *ebpf.Variable `ebpf:"sample_n"`
 	SampleSalt  *ebpf.Variable `ebpf:"sample_salt"`
 	UnusedEvent *ebpf.Variable `ebpf:"unused_event"`

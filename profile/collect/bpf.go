@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -41,27 +42,36 @@ var _ analyze.RecordSource = (*BPF)(nil)
 
 // BPF collects block events with BPF tracepoint programs.
 type BPF struct {
-	coll    *ebpf.Collection
-	mu      sync.Mutex                  // guards links and stopped
-	links   []link.Link                 // attached programs (none while paused)
-	attach  []func() (link.Link, error) // attaches each program
-	stopped bool
-	ring    *ring
-	status  []Status
-	once    sync.Once
-	kinds   [5]uint8      // path event index per tracepoint
-	queue   []event.Event // events of the last record not yet returned
-	btf     bool          // tp_btf programs (else classic tracepoints)
-	empty   bool          // programs that return at once (the attachment's own cost)
-	stats   io.Closer     // keeps the kernel's run-time statistics on
-	progs   []namedProg   // attached programs, for Cost
-	nvme    bool          // records of bpf/nvme.c (else bpf/block.c)
-	nkinds  [nvmeTPs]uint8
-	kprobe  bool     // the nvme programs include a kprobe
-	batch   []byte   // records of the current ring buffer sample not yet returned
-	staged  bool     // the staging buffers were read after the ring ran dry
-	clear   []string // maps of requests in flight, emptied when the programs are attached again
-	paused  bool     // the programs were detached by Pause
+	coll      *ebpf.Collection
+	mu        sync.Mutex                  // guards links and stopped
+	links     []link.Link                 // per program of attach, nil while detached
+	attach    []func() (link.Link, error) // attaches each program
+	first     int                         // index in attach of the program that starts records
+	cmu       sync.Mutex                  // guards the duty cycle's goroutine (duty.go)
+	duty      duty
+	share     float64       // share of requests kept by hash (in the duty cycle's windows)
+	cycleStop chan struct{} // closed to end the duty cycle; nil when it does not run
+	cycleDone chan struct{} // closed when it has ended
+	cycleErr  error         // an attach of the duty cycle that failed, returned by Next after the ring is drained
+	cut       atomic.Int64  // records of the block programs in flight when they were detached, removed when attached again
+	table     []byte        // a copy of the block programs' table of requests in flight; c.mu is held
+	stopped   bool
+	ring      *ring
+	status    []Status
+	once      sync.Once
+	kinds     [5]uint8      // path event index per tracepoint
+	queue     []event.Event // events of the last record not yet returned
+	btf       bool          // tp_btf programs (else classic tracepoints)
+	empty     bool          // programs that return at once (the attachment's own cost)
+	stats     io.Closer     // keeps the kernel's run-time statistics on
+	progs     []namedProg   // attached programs, for Cost
+	nvme      bool          // records of bpf/nvme.c (else bpf/block.c)
+	nkinds    [nvmeTPs]uint8
+	kprobe    bool     // the nvme programs include a kprobe
+	batch     []byte   // records of the current ring buffer sample not yet returned
+	staged    bool     // the staging buffers were read after the ring ran dry
+	clear     []string // maps of requests in flight, emptied when the programs are attached again
+	paused    bool     // the programs were detached by Pause
 }
 
 // namedProg is an attached program and what it is attached to.
@@ -170,8 +180,9 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	if first == noKind || first == last {
 		return nil, fmt.Errorf("bpf collector: fewer than two events of path %s can be observed", cfg.Path.Name)
 	}
+	d, share := dutyFor(cfg.Sample)
 	consts := map[string]any{"kinds": kinds, "layouts": layouts, "first_kind": first, "last_kind": last,
-		"sample_salt": rand.Uint64()}
+		"sample_salt": rand.Uint64(), "sample_below": sampleBelow(share)}
 	if err := configure(spec, cfg, consts); err != nil {
 		return nil, err
 	}
@@ -205,6 +216,9 @@ func openBlock(cfg Config) (c *BPF, err error) {
 			spec.Programs[t.btfProg] = p
 		}
 	}
+	if !c.empty {
+		c.duty, c.share = d, share
+	}
 	if err := c.load(spec, cfg.Stats); err != nil {
 		return nil, err
 	}
@@ -216,6 +230,9 @@ func openBlock(cfg Config) (c *BPF, err error) {
 	for tp, t := range blockTracepoints {
 		if kinds[tp] == noKind {
 			continue
+		}
+		if kinds[tp] == first {
+			c.first = len(c.attach)
 		}
 		prog := c.coll.Programs[t.prog]
 		var attach func() (link.Link, error)
@@ -351,6 +368,13 @@ func (c *BPF) nextRecordBytes() ([]byte, error) {
 	}
 	for len(c.batch) < size {
 		b, err := c.ring.next()
+		if errors.Is(err, io.EOF) {
+			c.mu.Lock()
+			if c.cycleErr != nil {
+				err = c.cycleErr
+			}
+			c.mu.Unlock()
+		}
 		if errors.Is(err, io.EOF) && !c.staged {
 			c.staged = true
 			b, err = c.readStaged()
@@ -453,9 +477,11 @@ func (c *BPF) Lost() int64 {
 // overwritten before it completed: the records of bios merged into another
 // request (removed when it is issued), of requests whose later events were
 // not seen (reused after a second), of the oldest request of a full set of
-// the table, and of the sector of a request the filter rejected.
+// the table, of the sector of a request the filter rejected, and of
+// requests in flight when the programs were detached (Pause, or the end
+// of a window of the duty cycle) and attached again.
 func (c *BPF) Overwritten() int64 {
-	return int64(c.counter(2))
+	return int64(c.counter(2)) + c.cut.Load()
 }
 
 // Filtered returns the requests the in-kernel filter rejected.
@@ -498,10 +524,13 @@ func (c *BPF) Close() error {
 // the events still buffered and io.EOF.
 func (c *BPF) Stop() {
 	c.once.Do(func() {
+		c.cmu.Lock()
+		c.stopCycle()
 		c.mu.Lock()
 		c.stopped = true
 		c.detach()
 		c.mu.Unlock()
+		c.cmu.Unlock()
 		if c.ring != nil {
 			// A waiting reader returns what is buffered, then io.EOF.
 			c.ring.stop()
@@ -512,12 +541,16 @@ func (c *BPF) Stop() {
 // Pause detaches the programs and Resume attaches them again, so that a
 // caller can run a workload without and with the collector in one
 // process (`dpperf profile run --alternate`). Requests in flight across a
-// pause are lost (their later events are not seen). Both do nothing after
+// pause are lost (their later events are not seen). With a duty cycle
+// (duty.go) Resume starts it again with a window. Both do nothing after
 // Stop.
 func (c *BPF) Pause() {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	c.stopCycle()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.links) > 0 {
+	if c.attached() {
 		c.paused = true
 	}
 	c.detach()
@@ -540,33 +573,70 @@ func (c *BPF) clearTables() error {
 
 // Resume attaches the programs; see Pause.
 func (c *BPF) Resume() error {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopped || len(c.links) > 0 {
+	if c.stopped || c.attached() || c.cycleStop != nil {
+		c.mu.Unlock()
 		return nil
 	}
-	if c.paused {
-		// Requests in flight at the pause lost their later events: their
-		// entries would otherwise be taken for those of later requests.
+	// Requests in flight at the pause lost their later events: their
+	// entries would otherwise be taken for those of later requests.
+	err := c.attachAll(c.paused)
+	c.mu.Unlock()
+	if err != nil || c.duty.period == 0 {
+		return err
+	}
+	c.startCycle()
+	return nil
+}
+
+// attachAll attaches every program, emptying the tables of requests in
+// flight first if clear is set; c.mu is held and nothing is attached.
+func (c *BPF) attachAll(clear bool) error {
+	if clear {
+		c.cut.Add(c.inFlight())
 		if err := c.clearTables(); err != nil {
 			return err
 		}
 	}
-	for _, a := range c.attach {
-		l, err := a()
+	// The program that starts records goes last, so that every request
+	// it starts meets the programs of its later events.
+	c.links = make([]link.Link, len(c.attach))
+	for j := range c.attach {
+		i := (c.first + 1 + j) % len(c.attach)
+		l, err := c.attach[i]()
 		if err != nil {
 			c.detach()
 			return err
 		}
-		c.links = append(c.links, l)
+		c.links[i] = l
 	}
 	return nil
 }
 
+// attached says whether any program is attached; c.mu is held.
+func (c *BPF) attached() bool {
+	for _, l := range c.links {
+		if l != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// detachOne closes the link of program i, if attached; c.mu is held.
+func (c *BPF) detachOne(i int) {
+	if i < len(c.links) && c.links[i] != nil {
+		c.links[i].Close()
+		c.links[i] = nil
+	}
+}
+
 // detach closes the links; c.mu is held.
 func (c *BPF) detach() {
-	for _, l := range c.links {
-		l.Close()
+	for i := range c.links {
+		c.detachOne(i)
 	}
 	c.links = nil
 }

@@ -45,11 +45,14 @@ enum { TP_BIO_QUEUE, TP_GETRQ, TP_RQ_INSERT, TP_RQ_ISSUE, TP_RQ_COMPLETE, TP_MAX
 volatile const struct layout layouts[TP_MAX];
 volatile const __u8 kinds[TP_MAX];  // path event index per tracepoint, NO_KIND if unused
 volatile const __u64 sample_salt;   // set per run, so that runs sample different sectors
+volatile const __u32 sample_below;  // with sample_n > 1: keep a request whose hash is below this
 
-// keep says whether the request starting at sector is one of the 1 of
-// sample_n recorded: a hash of the sector and the run's salt falls in the
-// first 1/sample_n of its range. Every event of a request sees the same
-// first sector and comes to the same decision from its own arguments, so
+// keep says whether the request starting at sector is one of those
+// recorded: a hash of the sector and the run's salt falls below
+// sample_below, the first 1/sample_n of its range (or a larger share when
+// user space attaches the programs only part of the time, see duty.go).
+// Every event of a request sees the same first sector and comes to the
+// same decision from its own arguments, so
 // an event of a request left out returns after one load and a
 // multiplication, without a map lookup or a clock read. Each request is
 // kept with probability 1/N whatever the order of arrival; a workload
@@ -61,7 +64,7 @@ static __always_inline int keep(__u64 sector)
 	if (n <= 1)
 		return 1;
 	__u32 h = (__u32)(((sector ^ sample_salt) * 0x9E3779B97F4A7C15ULL) >> 32);
-	return (((__u64)h * n) >> 32) == 0;
+	return h < sample_below;
 }
 
 // Requests in flight, in a set-associative table: a request lives in one
