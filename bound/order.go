@@ -46,6 +46,8 @@ type instance struct {
 type Ordered struct {
 	c      *Costed
 	metric Metric
+	prune  *pathenum.PrefixSet
+	topo   *pathenum.Graph // the costed graph's topology
 	inst   []*instance
 	buf    []int32
 	Seen   int // paths pulled from all enumerations, including discarded ones
@@ -57,39 +59,73 @@ func NewOrdered(c *Costed) (*Ordered, error) { return NewOrderedBy(c, PacketRate
 // NewOrderedBy prepares the ordered enumeration of c's paths by metric.
 // With prune, paths starting with a prefix of the set are skipped.
 func NewOrderedBy(c *Costed, metric Metric, prune *pathenum.PrefixSet) (*Ordered, error) {
-	o := &Ordered{c: c, metric: metric}
+	o := &Ordered{c: c, metric: metric, prune: prune}
 	g := c.G
-	from := make([]int32, len(g.Edges))
-	to := make([]int32, len(g.Edges))
+	o.topo = &pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink),
+		From: make([]int32, len(g.Edges)), To: make([]int32, len(g.Edges)), Weight: make([]float64, len(g.Edges))}
 	for i, e := range g.Edges {
-		from[i], to[i] = int32(e.From), int32(e.To)
+		o.topo.From[i], o.topo.To[i] = int32(e.From), int32(e.To)
 	}
+	if err := o.start(o.topo); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// start begins the enumerations over topo, a graph whose edges are (or
+// are labelled with) the edges of the costed graph.
+func (o *Ordered) start(topo *pathenum.Graph) error {
+	c, g := o.c, o.c.G
 	sizes := []int{c.T.MinPacket}
-	if metric == BitRate {
+	if o.metric == BitRate {
 		sizes = c.Sizes()
 	}
+	o.inst = o.inst[:0]
 	for _, size := range sizes {
 		for k := range c.T.Components {
-			w := make([]float64, len(g.Edges))
+			w := make([]float64, len(topo.From))
 			for i := range w {
-				w[i] = c.Edge[i][k]
-				if metric == BitRate && int(g.Edges[i].MinLen) > size {
+				e := i
+				if topo.Label != nil {
+					e = int(topo.Label[i])
+				}
+				w[i] = c.Edge[e][k]
+				if o.metric == BitRate && int(g.Edges[e].MinLen) > size {
 					w[i] = math.Inf(-1) // not on paths of this size
 				}
 			}
-			e, err := pathenum.New(&pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink), From: from, To: to, Weight: w})
+			pg := *topo
+			pg.Weight = w
+			e, err := pathenum.New(&pg)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if prune != nil {
-				e.Prune(prune)
+			if o.prune != nil {
+				e.Prune(o.prune)
 			}
 			in := &instance{k: k, size: size, enum: e}
 			o.inst = append(o.inst, in)
 			o.pull(in)
 		}
 	}
-	return o, nil
+	return nil
+}
+
+// maxProduct caps the nodes of the graph Avoid enumerates, in multiples of
+// the program's graph.
+const maxProduct = 64
+
+// Avoid restarts the enumeration without the paths that take any of the
+// edge sequences fams (families proven impossible, symex.Checker.Family).
+// Paths produced before may come again, except those a pruned prefix
+// covers. It fails with pathenum.ErrTooLarge when the product graph would
+// be too large; the enumeration then goes on as it was.
+func (o *Ordered) Avoid(fams [][]int32) error {
+	pg, err := pathenum.Avoid(o.topo, fams, maxProduct*o.topo.Nodes)
+	if err != nil {
+		return err
+	}
+	return o.start(pg)
 }
 
 // Sizes lists the distinct smallest packet sizes of the graph's paths as
