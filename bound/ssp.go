@@ -120,6 +120,13 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			defer ch.Close()
 			for j := range jobs {
 				v := verdict{rank: j.rank}
+				if n, ok := ch.LeastLength(j.path.Edges); ok && j.below > 0 && n >= int64(j.below) {
+					// Its bounds checks need packets too long to lower
+					// the bound, whether it can run or not.
+					v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
+					verdicts <- v
+					continue
+				}
 				v.out, v.err = ch.Check(limit, j.path.Edges)
 				if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
 					// Unsat with hashes left free stays unsat with
@@ -163,6 +170,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		s.stats.Twins += ch.Twins
 	}
 	s.stats.Lemmas = lemmas.Len()
+	_, s.stats.Families = lemmas.Families(0)
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +215,6 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		// Dispatch while a worker is free and the next path could still
 		// beat the best satisfiable one.
 		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil {
-			if err := s.avoidFamilies(); err != nil {
-				return err
-			}
 			key, ok := s.ord.Peek()
 			if !ok || key >= s.best {
 				s.exhaust = !ok
@@ -225,6 +230,17 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			}
 			if s.prune.Covers(p.Edges) {
 				continue // refuted while it waited
+			}
+			if s.lemmas != nil && s.lemmas.Covering(p.Edges) > 0 {
+				// A family proven since the enumeration last restarted
+				// holds the path: restart it without the new families.
+				if err := s.avoidFamilies(); err != nil {
+					return err
+				}
+				if _, err := s.ord.Refresh(); err != nil {
+					return err
+				}
+				continue
 			}
 			h := pathHash(p.Edges)
 			if s.kept[h] {
@@ -276,7 +292,9 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 }
 
 // avoidFamilies restarts the enumeration without the families proven
-// impossible since it last did.
+// impossible since it last did. It is called when the enumeration produced
+// a path a new family holds, so that a stream of families (twins) costs a
+// restart only where the enumeration meets them.
 func (s *search) avoidFamilies() error {
 	if s.lemmas == nil || s.famsOff {
 		return nil
@@ -291,7 +309,6 @@ func (s *search) avoidFamilies() error {
 		return nil
 	}
 	s.fams = n
-	s.stats.Families = n
 	return err
 }
 

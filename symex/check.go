@@ -172,7 +172,7 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		if err := c.provePending(ctx, 200*time.Millisecond); err != nil {
 			return Outcome{}, err
 		}
-		if n := ls.covering(edges); n > 0 {
+		if n := ls.Covering(edges); n > 0 {
 			c.ByFamily++
 			return Outcome{Result: smt.Unsat, Prefix: n}, nil
 		}

@@ -84,28 +84,36 @@ func (ls *Lemmas) dequeue() (twin, bool) {
 	return t, true
 }
 
-// covering returns the length of the shortest prefix of path that takes
+// Covering returns the length of the shortest prefix of path that takes
 // every edge of a family, or 0.
-func (ls *Lemmas) covering(path []int32) int {
+func (ls *Lemmas) Covering(path []int32) int {
 	ls.mu.Lock()
 	fams := ls.families
 	ls.mu.Unlock()
 	best := 0
 	for _, f := range fams {
-		j := 0
-		for i, e := range path {
-			if e == f[j] {
-				j++
-				if j == len(f) {
-					if best == 0 || i+1 < best {
-						best = i + 1
-					}
-					break
-				}
-			}
+		if n := takes(path, f); n > 0 && (best == 0 || n < best) {
+			best = n
 		}
 	}
 	return best
+}
+
+// Takes reports whether path takes the edges of fam in order.
+func Takes(path, fam []int32) bool { return takes(path, fam) > 0 }
+
+// takes returns the length of the shortest prefix of path that takes the
+// edges of fam in order, or 0.
+func takes(path, fam []int32) int {
+	j := 0
+	for i, e := range path {
+		if e == fam[j] {
+			if j++; j == len(fam) {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // Families returns the families (see Family) proven impossible, from
