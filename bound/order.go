@@ -36,6 +36,7 @@ type instance struct {
 	size int
 	enum *pathenum.Enumerator
 	head *pathenum.Path // next path, nil when exhausted
+	gen  int            // the families (Ordered.gen) its graph leaves out
 }
 
 // Ordered enumerates the paths of a costed graph slowest-first by the
@@ -46,6 +47,12 @@ type instance struct {
 type Ordered struct {
 	c      *Costed
 	metric Metric
+	prune  *pathenum.PrefixSet
+	topo   *pathenum.Graph // the costed graph's topology
+	prod   *pathenum.Graph // the product graph without the families (Avoid)
+	fams   [][]int32       // the families prod leaves out
+	gen    int             // product graphs built
+	last   *instance       // the enumeration that produced the last path
 	inst   []*instance
 	buf    []int32
 	Seen   int // paths pulled from all enumerations, including discarded ones
@@ -57,39 +64,98 @@ func NewOrdered(c *Costed) (*Ordered, error) { return NewOrderedBy(c, PacketRate
 // NewOrderedBy prepares the ordered enumeration of c's paths by metric.
 // With prune, paths starting with a prefix of the set are skipped.
 func NewOrderedBy(c *Costed, metric Metric, prune *pathenum.PrefixSet) (*Ordered, error) {
-	o := &Ordered{c: c, metric: metric}
+	o := &Ordered{c: c, metric: metric, prune: prune}
 	g := c.G
-	from := make([]int32, len(g.Edges))
-	to := make([]int32, len(g.Edges))
+	o.topo = &pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink),
+		From: make([]int32, len(g.Edges)), To: make([]int32, len(g.Edges)), Weight: make([]float64, len(g.Edges))}
 	for i, e := range g.Edges {
-		from[i], to[i] = int32(e.From), int32(e.To)
+		o.topo.From[i], o.topo.To[i] = int32(e.From), int32(e.To)
 	}
-	sizes := []int{c.T.MinPacket}
-	if metric == BitRate {
-		sizes = c.Sizes()
-	}
-	for _, size := range sizes {
-		for k := range c.T.Components {
-			w := make([]float64, len(g.Edges))
-			for i := range w {
-				w[i] = c.Edge[i][k]
-				if metric == BitRate && int(g.Edges[i].MinLen) > size {
-					w[i] = math.Inf(-1) // not on paths of this size
-				}
-			}
-			e, err := pathenum.New(&pathenum.Graph{Nodes: len(g.Nodes), Src: int32(g.Source), Dst: int32(g.Sink), From: from, To: to, Weight: w})
-			if err != nil {
-				return nil, err
-			}
-			if prune != nil {
-				e.Prune(prune)
-			}
-			in := &instance{k: k, size: size, enum: e}
-			o.inst = append(o.inst, in)
-			o.pull(in)
-		}
+	if err := o.start(o.topo); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// start begins the enumerations over topo, a graph whose edges are (or
+// are labelled with) the edges of the costed graph.
+func (o *Ordered) start(topo *pathenum.Graph) error {
+	sizes := []int{o.c.T.MinPacket}
+	if o.metric == BitRate {
+		sizes = o.c.Sizes()
+	}
+	o.inst = o.inst[:0]
+	for _, size := range sizes {
+		for k := range o.c.T.Components {
+			in := &instance{k: k, size: size}
+			if err := o.enumerate(in, topo); err != nil {
+				return err
+			}
+			o.inst = append(o.inst, in)
+		}
+	}
+	return nil
+}
+
+// enumerate (re)starts in's enumeration over topo.
+func (o *Ordered) enumerate(in *instance, topo *pathenum.Graph) error {
+	g := o.c.G
+	w := make([]float64, len(topo.From))
+	for i := range w {
+		e := i
+		if topo.Label != nil {
+			e = int(topo.Label[i])
+		}
+		w[i] = o.c.Edge[e][in.k]
+		if o.metric == BitRate && int(g.Edges[e].MinLen) > in.size {
+			w[i] = math.Inf(-1) // not on paths of this size
+		}
+	}
+	pg := *topo
+	pg.Weight = w
+	e, err := pathenum.New(&pg)
+	if err != nil {
+		return err
+	}
+	if o.prune != nil {
+		e.Prune(o.prune)
+	}
+	in.enum, in.gen = e, o.gen
+	o.pull(in)
+	return nil
+}
+
+// maxProduct caps the nodes of the graph Avoid enumerates, in multiples of
+// the program's graph.
+const maxProduct = 64
+
+// Avoid makes the enumeration leave out the paths that take any of the
+// edge sequences fams (families proven impossible, symex.Checker.Family):
+// an enumeration restarts on a graph without them (pathenum.Avoid) when
+// Refresh says so. It fails with pathenum.ErrTooLarge when the graph
+// would be too large; the enumeration then goes on as it was.
+func (o *Ordered) Avoid(fams [][]int32) error {
+	pg, err := pathenum.Avoid(o.topo, fams, maxProduct*o.topo.Nodes)
+	if err != nil {
+		return err
+	}
+	o.prod = pg
+	o.gen++
+	return nil
+}
+
+// Refresh restarts the enumeration that produced the last path on a graph
+// without the latest families (see Avoid), when it is not on one yet;
+// false when it was. Paths it produced before may come again, except those
+// a pruned prefix covers. Enumerations restart only when they meet a
+// family, so that the bit rate's many (one per packet size) do not all
+// restart at every family.
+func (o *Ordered) Refresh() (bool, error) {
+	in := o.last
+	if in == nil || in.gen == o.gen {
+		return false, nil
+	}
+	return true, o.enumerate(in, o.prod)
 }
 
 // Sizes lists the distinct smallest packet sizes of the graph's paths as
@@ -166,6 +232,7 @@ func (o *Ordered) Next() (Path, bool) {
 		}
 		o.buf = best.enum.Edges(*best.head, o.buf[:0])
 		o.pull(best)
+		o.last = best
 		p := o.c.pathOf(o.buf, o.metric)
 		if p.Bottleneck != best.k || (o.metric == BitRate && p.Size != best.size) {
 			continue // produced again by its own instance

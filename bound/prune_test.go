@@ -53,10 +53,10 @@ func exhaustiveSSP(t *testing.T, c *Costed, metric Metric, limit int) (float64, 
 
 // TestPruningKeepsSSP: the slowest satisfiable path is the same with and
 // without each of the search's prunings (refuted prefixes, lemmas from
-// unsat cores), and the same as exhaustive enumeration finds, on small
+// unsat cores, families left out of the enumeration), and the same as exhaustive enumeration finds, on small
 // programs, for both metrics and two targets.
 func TestPruningKeepsSSP(t *testing.T) {
-	progs := []string{"fig2", "parser", "flowcount", "labels"}
+	progs := []string{"fig2", "parser", "flowcount", "labels", "labelcase"}
 	configs := []struct {
 		name string
 		opts SearchOptions
@@ -64,6 +64,8 @@ func TestPruningKeepsSSP(t *testing.T) {
 		{"all", SearchOptions{}},
 		{"no-prefixes", SearchOptions{NoPrefixes: true}},
 		{"no-lemmas", SearchOptions{NoLemmas: true}},
+		{"no-families", SearchOptions{NoFamilies: true}},
+		{"families-only", SearchOptions{NoPrefixes: true}},
 		{"none", SearchOptions{NoPrefixes: true, NoLemmas: true}},
 	}
 	for _, prog := range progs {
@@ -86,7 +88,7 @@ func TestPruningKeepsSSP(t *testing.T) {
 						if r.Kind != "ssp" {
 							t.Fatalf("%s: %s", cf.name, r.Kind)
 						}
-						t.Logf("%s: %d paths checked, %d by lemma, %d lemmas, %d folded", cf.name, r.Search.Checked, r.Search.ByLemma, r.Search.Lemmas, r.Search.Folded)
+						t.Logf("%s: %d paths checked, %d by lemma, %d lemmas, %d folded, %d families", cf.name, r.Search.Checked, r.Search.ByLemma, r.Search.Lemmas, r.Search.Folded, r.Search.Families)
 						got := r.Search.Series[len(r.Search.Series)-1].Bound
 						if math.Abs(got-want) > 1e-9*want {
 							t.Errorf("%s: SSP %g, exhaustive enumeration of %d paths %g", cf.name, got, n, want)
@@ -96,4 +98,75 @@ func TestPruningKeepsSSP(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFamiliesHoldNoPath checks every family a search proves impossible
+// against exhaustive enumeration: each path that takes a family's edges is
+// refuted by a Checker that learns nothing. labelcase must teach families
+// (its case folding makes them larger than a prefix), twins among them.
+func TestFamiliesHoldNoPath(t *testing.T) {
+	for _, prog := range []string{"labels", "labelcase", "parser", "flowcount"} {
+		for _, tgt := range []string{"nfp-agilio-cx", "x86-64"} {
+			t.Run(prog+"/"+tgt, func(t *testing.T) {
+				c := costed(t, prog, tgt)
+				o, err := NewOrderedBy(c, PacketRate, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var paths [][]int32
+				for {
+					p, ok := o.Next()
+					if !ok {
+						break
+					}
+					paths = append(paths, p.Edges)
+				}
+				plain, err := symex.NewChecker(c.G, symex.Options{MinPacket: c.T.MinPacket})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer plain.Close()
+				ls := &symex.Lemmas{}
+				learner, err := symex.NewChecker(c.G, symex.Options{MinPacket: c.T.MinPacket, Lemmas: ls, Families: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer learner.Close()
+				possible := make([]bool, len(paths))
+				for i, p := range paths {
+					out, err := plain.Check(context.Background(), p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					possible[i] = out.Result != smt.Unsat
+					if _, err := learner.Check(context.Background(), p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				fams, _ := ls.Families(0)
+				for _, f := range fams {
+					for i, p := range paths {
+						if possible[i] && takes(p, f) {
+							t.Fatalf("family %v holds path %d %v, which can run", f, i, p)
+						}
+					}
+				}
+				t.Logf("%d paths, %d families (%d twins)", len(paths), len(fams), learner.Twins)
+				if prog == "labelcase" && (len(fams) == 0 || learner.Twins == 0) {
+					t.Fatalf("%d families, %d twins: want both", len(fams), learner.Twins)
+				}
+			})
+		}
+	}
+}
+
+// takes reports whether path takes the edges of fam in order.
+func takes(path, fam []int32) bool {
+	j := 0
+	for _, e := range path {
+		if j < len(fam) && e == fam[j] {
+			j++
+		}
+	}
+	return j == len(fam)
 }

@@ -32,6 +32,10 @@ type SearchOptions struct {
 	// pruned from the enumeration (every path is then checked on its own)
 	// and the lemmas (unsat cores) one path teaches the others.
 	NoPrefixes, NoLemmas bool
+	// NoFamilies switches off a third: the families of paths (every path
+	// that takes a lemma's edges) proven impossible and left out of the
+	// enumeration (symex.Checker.Family, pathenum.Avoid).
+	NoFamilies bool
 	// Progress, when set, receives every improvement of the bound and the
 	// final state, from the goroutine that called SSP.
 	Progress func(Progress)
@@ -103,7 +107,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		shared = nil
 	}
 	for i := range checkers {
-		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared, WellFormed: opts.WellFormed})
+		checkers[i], err = symex.NewChecker(c.G, symex.Options{Solver: opts.Solver, MinPacket: c.T.MinPacket, MaxPacket: opts.MaxPacket, Lemmas: shared, WellFormed: opts.WellFormed, Families: !opts.NoFamilies})
 		if err != nil {
 			for _, ch := range checkers[:i] {
 				ch.Close()
@@ -116,6 +120,13 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			defer ch.Close()
 			for j := range jobs {
 				v := verdict{rank: j.rank}
+				if n, ok := ch.LeastLength(j.path.Edges); ok && j.below > 0 && n >= int64(j.below) {
+					// Its bounds checks need packets too long to lower
+					// the bound, whether it can run or not.
+					v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
+					verdicts <- v
+					continue
+				}
 				v.out, v.err = ch.Check(limit, j.path.Edges)
 				if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
 					// Unsat with hashes left free stays unsat with
@@ -140,7 +151,8 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	r := newResult(c)
 	r.Packets = packetsOf(opts.WellFormed)
 	opts.Workers = workers
-	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{}}
+	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{},
+		lemmas: shared, kept: map[uint64]bool{}}
 	err = s.run(limit, jobs, verdicts, workers)
 	close(jobs)
 	for range s.inflight {
@@ -154,8 +166,11 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		s.stats.Solver += ch.Checks
 		s.stats.Folded += ch.Folded
 		s.stats.ByLemma += ch.ByLemma
+		s.stats.ByFamily += ch.ByFamily
+		s.stats.Twins += ch.Twins
 	}
 	s.stats.Lemmas = lemmas.Len()
+	_, s.stats.Families = lemmas.Families(0)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +200,14 @@ type search struct {
 	final    bool
 	stats    SearchInfo
 	series   []Point
+	// lemmas holds the families proven impossible; fams of them are left
+	// out of the enumeration (none more once the product grew too large).
+	lemmas  *symex.Lemmas
+	fams    int
+	famsOff bool
+	// kept holds the paths dispatched and not refuted, which a restarted
+	// enumeration produces again.
+	kept map[uint64]bool
 }
 
 func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdict, workers int) error {
@@ -208,6 +231,22 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			if s.prune.Covers(p.Edges) {
 				continue // refuted while it waited
 			}
+			if s.lemmas != nil && s.lemmas.Covering(p.Edges) > 0 {
+				// A family proven since the enumeration last restarted
+				// holds the path: restart it without the new families.
+				if err := s.avoidFamilies(); err != nil {
+					return err
+				}
+				if _, err := s.ord.Refresh(); err != nil {
+					return err
+				}
+				continue
+			}
+			h := pathHash(p.Edges)
+			if s.kept[h] {
+				continue // dispatched before the enumeration restarted
+			}
+			s.kept[h] = true
 			s.paths[s.next] = p
 			jobs <- job{s.next, p, s.below(p)}
 			s.next++
@@ -246,9 +285,40 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			p := s.paths[v.rank]
 			s.prune.Add(p.Edges[:v.out.Prefix])
 			s.stats.Prefixes = s.prune.Len
+			delete(s.kept, pathHash(p.Edges))
 		}
 		s.done[v.rank] = v
 	}
+}
+
+// avoidFamilies restarts the enumeration without the families proven
+// impossible since it last did. It is called when the enumeration produced
+// a path a new family holds, so that a stream of families (twins) costs a
+// restart only where the enumeration meets them.
+func (s *search) avoidFamilies() error {
+	if s.lemmas == nil || s.famsOff {
+		return nil
+	}
+	fams, n := s.lemmas.Families(0)
+	if n == s.fams {
+		return nil
+	}
+	err := s.ord.Avoid(fams)
+	if errors.Is(err, pathenum.ErrTooLarge) {
+		s.famsOff = true
+		return nil
+	}
+	s.fams = n
+	return err
+}
+
+// pathHash identifies a path (FNV-1a over its edges).
+func pathHash(edges []int32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, e := range edges {
+		h = (h ^ uint64(uint32(e))) * 1099511628211
+	}
+	return h
 }
 
 // capped: the search has dispatched as many paths as MaxChecks allows.

@@ -9,6 +9,17 @@ type Graph struct {
 	Src, Dst int32
 	From, To []int32
 	Weight   []float64
+	// Label, when set, names each edge in the graph the paths are
+	// reported in (see Avoid): Edges and pruning use labels.
+	Label []int32
+}
+
+// label is the name of edge e in the paths reported.
+func (g *Graph) label(e int32) int32 {
+	if g.Label == nil {
+		return e
+	}
+	return g.Label[e]
 }
 
 // elem is one path prefix in a node's list: its length, the edge it ends
@@ -94,7 +105,7 @@ type Enumerator struct {
 
 // New prepares an enumerator. It checks that edges respect the node order.
 func New(g *Graph) (*Enumerator, error) {
-	if len(g.From) != len(g.To) || len(g.From) != len(g.Weight) {
+	if len(g.From) != len(g.To) || len(g.From) != len(g.Weight) || g.Label != nil && len(g.Label) != len(g.From) {
 		return nil, errors.New("pathenum: edge slices differ in length")
 	}
 	e := &Enumerator{
@@ -167,7 +178,7 @@ func (e *Enumerator) extend(v int32) bool {
 	for {
 		c := h.pop()
 		e.refill[v] = cand{edge: c.edge, idx: c.idx + 1}
-		if e.prune != nil && e.prune.step(e.state(e.g.From[c.edge], c.idx), c.edge) == stDead {
+		if e.prune != nil && e.prune.step(e.state(e.g.From[c.edge], c.idx), e.g.label(c.edge)) == stDead {
 			// A dead prefix: drop it and take the next candidate.
 			if p, ok := e.get(e.g.From[c.edge], c.idx+1); ok {
 				h.push(cand{p.cost + e.g.Weight[c.edge], c.edge, c.idx + 1})
@@ -227,7 +238,7 @@ func (e *Enumerator) Edges(p Path, dst []int32) []int32 {
 	v, k := e.g.Dst, p.Rank
 	for v != e.g.Src {
 		el, _ := e.get(v, k)
-		dst = append(dst, el.edge)
+		dst = append(dst, e.g.label(el.edge))
 		v, k = e.g.From[el.edge], el.idx
 	}
 	for i, j := start, len(dst)-1; i < j; i, j = i+1, j-1 {

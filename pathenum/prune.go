@@ -107,7 +107,7 @@ func (e *Enumerator) Prune(s *PrefixSet) { e.prune = s }
 func (e *Enumerator) state(v, k int32) int32 {
 	s := e.prune
 	if a := e.alias[v]; a >= 0 {
-		return s.step(e.state(e.g.From[a], k), a)
+		return s.step(e.state(e.g.From[a], k), e.g.label(a))
 	}
 	el := &e.lists[v][k]
 	if el.ver == s.version+1 {
@@ -115,7 +115,7 @@ func (e *Enumerator) state(v, k int32) int32 {
 	}
 	st := int32(0)
 	if v != e.g.Src {
-		st = s.step(e.state(e.g.From[el.edge], el.idx), el.edge)
+		st = s.step(e.state(e.g.From[el.edge], el.idx), e.g.label(el.edge))
 	} else if s.rootDead() {
 		st = stDead
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// (see wellformed.go): a path that only a malformed packet takes is
 	// refuted. A Lemmas store is for Checkers of one setting.
 	WellFormed bool
+	// Families, with Lemmas, proves for every learned core that no path
+	// taking its edges can run (see Family) and records it in Lemmas, so
+	// that an enumeration can leave all of those paths out.
+	Families bool
 }
 
 // DefaultAbstract is the default Options.Abstract.
@@ -68,11 +72,21 @@ type Checker struct {
 	// earlier check, without a check of their own.
 	ByModel  int
 	notes    map[string]bool
-	Checks   int // solver checks, including those that find the refuted prefix
-	Folded   int // paths refuted without the solver (a constant condition)
-	Restarts int // solvers killed for overrunning their timeout
-	ByLemma  int // paths refuted by a lemma, without the solver
-	aux      *smt.Solver
+	Checks   int         // solver checks, including those that find the refuted prefix
+	Folded   int         // paths refuted without the solver (a constant condition)
+	Restarts int         // solvers killed for overrunning their timeout
+	ByLemma  int         // paths refuted by a lemma, without the solver
+	ByFamily int         // paths refuted as members of a family proven impossible
+	aux      *smt.Solver // tracks named assertions (unsat cores)
+	fam      *smt.Solver // proves families (see Family)
+	// foldMisses counts, by the edge a prefix folded at, the searches for
+	// its family that found none (see learnFolded).
+	foldMisses map[int32]int
+	out        [][]int32 // out-edges of every node, for Family
+	twins      map[edgeShape][]placed
+	shapes     map[string][]int // first instructions of the nodes of each shape
+	// Twins counts the families proven by extrapolation (see extrapolate).
+	Twins int
 	// PathTime and PrefixTime are the solver's time on whole paths and on
 	// the search for refuted prefixes.
 	PathTime, PrefixTime time.Duration
@@ -131,6 +145,9 @@ func (c *Checker) Close() error {
 	if c.aux != nil {
 		c.aux.Close()
 	}
+	if c.fam != nil {
+		c.fam.Close()
+	}
 	return c.s.Close()
 }
 
@@ -151,10 +168,20 @@ func (c *Checker) Notes() []string {
 // search over the prefixes (satisfiability only falls as a path grows),
 // which z3 answers far faster than it produces unsat cores.
 func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
+	if ls := c.opts.Lemmas; ls != nil && c.opts.Families {
+		if err := c.provePending(ctx, 200*time.Millisecond); err != nil {
+			return Outcome{}, err
+		}
+		if n := ls.Covering(edges); n > 0 {
+			c.ByFamily++
+			return Outcome{Result: smt.Unsat, Prefix: n}, nil
+		}
+	}
 	if err := c.load(edges); err != nil {
 		var d *deadPrefix
 		if errors.As(err, &d) {
 			c.Folded++
+			c.learnFolded(edges[:d.n])
 			return Outcome{Result: smt.Unsat, Prefix: d.n}, nil
 		}
 		return Outcome{}, err
@@ -205,7 +232,7 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		}
 	}
 	c.knownSat = known
-	if err := c.learn(ctx, hi, budget); err != nil && ctx.Err() == nil {
+	if _, err := c.learn(ctx, hi, budget); err != nil && ctx.Err() == nil {
 		return Outcome{}, err
 	}
 	return Outcome{Result: smt.Unsat, Prefix: hi}, nil
@@ -582,6 +609,13 @@ func (c *Checker) Text(n int) [][]string {
 // step executes edge number i of a path (its condition and the body of
 // the node it enters) on a copy of st.
 func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
+	return c.exec(st, names, c.notes, famStep{edge: edge}, i)
+}
+
+// exec executes step number i on a copy of st: an edge (its condition
+// and the body of the node it enters), or a region of a family (see
+// Family) and the body of the node after it.
+func (c *Checker) exec(st *state, names int, notes map[string]bool, s famStep, i int) (level, error) {
 	var ns *state
 	if st == nil {
 		ns = &state{lens: span{int64(c.opts.MinPacket), int64(c.opts.MaxPacket)}}
@@ -589,16 +623,23 @@ func (c *Checker) step(st *state, names int, edge int32, i int) (level, error) {
 		ns = st.clone()
 	}
 	var out []string
-	m := &machine{g: c.g, p: c.g.Prog, st: ns, notes: c.notes}
-	m.b = builder{out: &out, next: &names, decided: ns.decided, eqs: ns.eqs, abstract: c.abstract(), where: m.at, notes: c.notes, lens: &ns.lens}
-	e := c.g.Edges[edge]
+	m := &machine{g: c.g, p: c.g.Prog, st: ns, notes: notes}
+	m.b = builder{out: &out, next: &names, decided: ns.decided, eqs: ns.eqs, abstract: c.abstract(), where: m.at, notes: notes, lens: &ns.lens}
 	var err error
-	if e.Kind == cfg.EdgeEntry {
-		zero := int64(0)
-		m.enter(term{w: 64, s: "len", lin: &zero})
-		m.b.decided, m.b.eqs = ns.decided, ns.eqs
-	} else {
-		err = m.edge(e)
+	var e cfg.Edge
+	switch {
+	case s.hv != nil:
+		m.havocRegion(s.hv)
+		e = cfg.Edge{To: s.into, Kind: cfg.EdgeJump}
+	default:
+		e = c.g.Edges[s.edge]
+		if e.Kind == cfg.EdgeEntry {
+			zero := int64(0)
+			m.enter(term{w: 64, s: "len", lin: &zero})
+			m.b.decided, m.b.eqs = ns.decided, ns.eqs
+		} else {
+			err = m.edge(e)
+		}
 	}
 	tests := m.nAsserts
 	if err == nil && !m.dead {

@@ -388,6 +388,16 @@ func (c *Checker) Shorter(ctx context.Context, n int) (smt.Result, error) {
 	return c.within(ctx, fmt.Sprintf("(bvult len %s)", konst(64, uint64(n)).s))
 }
 
+// LeastLength loads edges and returns the least packet length their
+// bounds checks allow, without the solver; false when the path could not
+// be loaded (a prefix that folds to false, which Check then reports).
+func (c *Checker) LeastLength(edges []int32) (int64, bool) {
+	if err := c.load(edges); err != nil || len(c.levels) == 0 {
+		return 0, false
+	}
+	return c.levels[len(c.levels)-1].st.lens.lo, true
+}
+
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.
 func parseUint(s string) (uint64, error) {
 	n, err := parseBig(s)

@@ -43,6 +43,106 @@ type Lemmas struct {
 	byLast map[int32][]lemma // by the window's last edge
 	n      int
 	size   int // bytes of text held
+	// families are edge sequences no path that takes them can follow
+	// (proven by Family), in the order they were found.
+	families [][]int32
+	famKeys  map[string]bool
+	pending  []twin          // families to prove (see propose)
+	tried    map[string]bool // twins taken from pending, proven or not
+}
+
+// claim reports whether t is neither a family nor taken by another
+// Checker, and takes it.
+func (ls *Lemmas) claim(t twin) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	k := fmt.Sprint(t.edges)
+	if ls.famKeys[k] || ls.tried[k] {
+		return false
+	}
+	if ls.tried == nil {
+		ls.tried = map[string]bool{}
+	}
+	ls.tried[k] = true
+	return true
+}
+
+func (ls *Lemmas) queue(t twin) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.pending = append(ls.pending, t)
+}
+
+func (ls *Lemmas) dequeue() (twin, bool) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if len(ls.pending) == 0 {
+		return twin{}, false
+	}
+	t := ls.pending[len(ls.pending)-1]
+	ls.pending = ls.pending[:len(ls.pending)-1]
+	return t, true
+}
+
+// Covering returns the length of the shortest prefix of path that takes
+// every edge of a family, or 0.
+func (ls *Lemmas) Covering(path []int32) int {
+	ls.mu.Lock()
+	fams := ls.families
+	ls.mu.Unlock()
+	best := 0
+	for _, f := range fams {
+		if n := takes(path, f); n > 0 && (best == 0 || n < best) {
+			best = n
+		}
+	}
+	return best
+}
+
+// Takes reports whether path takes the edges of fam in order.
+func Takes(path, fam []int32) bool { return takes(path, fam) > 0 }
+
+// takes returns the length of the shortest prefix of path that takes the
+// edges of fam in order, or 0.
+func takes(path, fam []int32) int {
+	j := 0
+	for i, e := range path {
+		if e == fam[j] {
+			if j++; j == len(fam) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// Families returns the families (see Family) proven impossible, from
+// number since on, and the number held.
+func (ls *Lemmas) Families(since int) ([][]int32, int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	since = min(since, len(ls.families))
+	return ls.families[since:len(ls.families):len(ls.families)], len(ls.families)
+}
+
+func (ls *Lemmas) hasFamily(edges []int32) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.famKeys[fmt.Sprint(edges)]
+}
+
+func (ls *Lemmas) addFamily(edges []int32) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	k := fmt.Sprint(edges)
+	if ls.famKeys[k] {
+		return
+	}
+	if ls.famKeys == nil {
+		ls.famKeys = map[string]bool{}
+	}
+	ls.famKeys[k] = true
+	ls.families = append(ls.families, slices.Clone(edges))
 }
 
 type lemma struct {
@@ -137,20 +237,15 @@ func (c *Checker) refutedByLemma() int {
 // the levels whose assertions are contradictory on their own. Their edges
 // and the canonical text of their assertions become a lemma. The first
 // solver keeps the path's levels. A core that cannot be had in the time
-// left teaches nothing.
-func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) error {
+// left teaches nothing. It returns the length of the prefix the core
+// refutes (its last level's), or 0 when the prefix was not refuted.
+func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, error) {
 	ls := c.opts.Lemmas
 	if ls == nil || k == 0 {
-		return nil
+		return 0, nil
 	}
-	if c.aux == nil {
-		o := c.opts
-		o.Solver.UnsatCores = true
-		s, err := startSolver(o, c.g.Maps)
-		if err != nil {
-			return err
-		}
-		c.aux = s
+	if _, err := c.auxSolver(); err != nil {
+		return 0, err
 	}
 	var lines []string
 	for i, l := range c.levels[:k] {
@@ -164,40 +259,116 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) error 
 		}
 	}
 	if err := c.aux.Push(); err != nil {
-		return err
+		return 0, err
 	}
 	if err := c.aux.Send(lines...); err != nil {
-		return err
+		return 0, err
 	}
 	c.Checks++
 	r, err := c.aux.CheckFor(ctx, budget)
 	if errors.Is(err, smt.ErrStalled) {
 		c.aux.Close()
 		c.aux = nil
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var core []string
 	if r == smt.Unsat {
 		if core, err = c.aux.UnsatCore(); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := c.aux.Pop(); err != nil {
-		return err
+		return 0, err
+	}
+	if r != smt.Unsat {
+		return 0, nil
 	}
 	at := coreLevels(core, k)
 	if len(at) == 0 || len(at) == k {
-		return nil // no core, or the whole prefix: prefix pruning covers it
+		return k, nil // no core, or the whole prefix: prefix pruning covers it
 	}
+	refuted := at[len(at)-1] + 1
 	edges := make([]int32, len(at))
 	for i, l := range at {
 		edges[i] = c.path[l]
 	}
 	ls.add(edges, c.window(k).textOf(at))
-	return nil
+	if !c.opts.Families {
+		return refuted, nil
+	}
+	fam := c.familyOf(at)
+	if ls.hasFamily(fam) {
+		return refuted, nil
+	}
+	ok, err := c.Family(ctx, fam, budget)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		ls.addFamily(fam)
+		c.propose(fam, 1, -1)
+	}
+	return refuted, nil
+}
+
+// familyOf returns the edges of the family to prove impossible for a core
+// (levels at): the core's edges, and those of the levels between its first
+// and last whose conditions involve a value the core's conditions use. A
+// branch on such a value (a label's remaining length tested for zero)
+// decides what the family's over-approximation could not follow were it
+// left to a region; a branch on anything else (the case of a label's
+// byte) stays free, which is what makes the family large.
+func (c *Checker) familyOf(at []int) []int32 {
+	w := c.window(at[len(at)-1] + 1)
+	var roots []string
+	for _, i := range at {
+		roots = append(roots, assertions(w.levels[i])...)
+	}
+	core := uses(roots, w.body)
+	var edges []int32
+	j := 0
+	for i := at[0]; i <= at[len(at)-1]; i++ {
+		if j < len(at) && at[j] == i {
+			edges = append(edges, c.path[i])
+			j++
+			continue
+		}
+		for name := range uses(assertions(w.levels[i]), w.body) {
+			if core[name] {
+				edges = append(edges, c.path[i])
+				break
+			}
+		}
+	}
+	return edges
+}
+
+// assertions returns the assertion lines of a level.
+func assertions(text []string) []string {
+	var out []string
+	for _, line := range text {
+		if strings.HasPrefix(line, "(assert ") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// auxSolver returns the second solver, started on first use.
+func (c *Checker) auxSolver() (*smt.Solver, error) {
+	if c.aux == nil {
+		o := c.opts
+		o.Solver.UnsatCores = true
+		s, err := startSolver(o, c.g.Maps)
+		if err != nil {
+			return nil, err
+		}
+		c.aux = s
+	}
+	return c.aux, nil
 }
 
 // coreLevels returns the levels (below k, ascending) that the names of an
