@@ -155,6 +155,9 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		lemmas: shared, kept: map[uint64]bool{}}
 	err = s.run(limit, jobs, verdicts, workers)
 	close(jobs)
+	// The search is decided: paths still being checked (an example
+	// being solved) can change nothing.
+	cancel()
 	for range s.inflight {
 		<-verdicts
 	}
@@ -248,6 +251,13 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			}
 			s.kept[h] = true
 			s.paths[s.next] = p
+			if s.opts.Metric == PacketRate && s.bestPath != nil && s.exact(p, nil) >= s.best {
+				// Its exact cost cannot lower the bound, whether it
+				// can run or not: decided without a check.
+				s.done[s.next] = verdict{rank: s.next, out: symex.Outcome{Result: smt.Sat, Prefix: len(p.Edges)}, larger: true}
+				s.next++
+				continue
+			}
 			jobs <- job{s.next, p, s.below(p)}
 			s.next++
 			s.inflight++
