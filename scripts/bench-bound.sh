@@ -49,8 +49,8 @@ timed() {
 
 echo "target $target, metric $metric, time limit $limit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| program | naive | SSP | result | paths checked | paths/s | refuted (folded, by lemma) | solver checks | max RSS |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| program | naive | SSP | result | paths checked | paths/s | refuted (folded, by lemma, by family) | families (twins) | solver checks | max RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 slow=0
 for p in "${progs[@]}"; do
 	obj=${p%%:*} prog=${p#*:}
@@ -60,7 +60,7 @@ for p in "${progs[@]}"; do
 	read -r naive _ < <(timed "$bin" bound --naive "${args[@]}" "$obj")
 	read -r ssp kb < <(timed "$bin" bound --json --time-limit "$limit" "${args[@]}" "$obj")
 	if [ "$ssp" = - ]; then
-		echo "| $name | $naive s | failed | | | | | | |"
+		echo "| $name | $naive s | failed | | | | | | | |"
 		continue
 	fi
 	python3 - "$tmp/out" "$name" "$naive" "$ssp" "$kb" <<'EOF'
@@ -75,7 +75,8 @@ if kind == "ssp" and unknown:
     result = "SSP possibly satisfiable"
 rate = s['paths_checked'] / s['seconds'] if s['seconds'] > 0 else 0
 print(f"| {name} | {naive} s | {ssp} s | {result} | {s['paths_checked']} | {rate:.0f} | "
-      f"{s['paths_refuted']} ({s.get('refuted_folded', 0)}, {s.get('refuted_by_lemma', 0)}) | {s['solver_checks']} | {int(kb) // 1024} MB |")
+      f"{s['paths_refuted']} ({s.get('refuted_folded', 0)}, {s.get('refuted_by_lemma', 0)}, {s.get('refuted_by_family', 0)}) | "
+      f"{s.get('families', 0)} ({s.get('families_twins', 0)}) | {s['solver_checks']} | {int(kb) // 1024} MB |")
 EOF
 	if python3 -c "import sys; sys.exit(0 if float('$ssp') >= 10 else 1)"; then
 		slow=$((slow + 1))
