@@ -50,7 +50,6 @@ type Ordered struct {
 	prune  *pathenum.PrefixSet
 	topo   *pathenum.Graph // the costed graph's topology
 	prod   *pathenum.Graph // the product graph without the families (Avoid)
-	fams   [][]int32       // the families prod leaves out
 	gen    int             // product graphs built
 	last   *instance       // the enumeration that produced the last path
 	inst   []*instance
