@@ -4,7 +4,9 @@
  * bytes later that its count ran out. */
 #include "common.h"
 
+#ifndef MAX_NAME
 #define MAX_NAME 6
+#endif
 
 SEC("xdp")
 int labels(struct xdp_md *ctx)
@@ -26,6 +28,10 @@ int labels(struct xdp_md *ctx)
 			left = c;
 		} else {
 			left--;
+#ifdef FOLD_CASE
+			if (c >= 'A' && c <= 'Z')
+				c += 'a' - 'A';
+#endif
 			hash = hash * 31 + c;
 		}
 	}
