@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/pathenum"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
@@ -211,6 +212,8 @@ type search struct {
 	// kept holds the paths dispatched and not refuted, which a restarted
 	// enumeration produces again.
 	kept map[uint64]bool
+	// single marks the nodes from which one path leads to the sink.
+	single []bool
 }
 
 func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdict, workers int) error {
@@ -293,8 +296,15 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		}
 		if v.out.Result == smt.Unsat && !s.opts.NoPrefixes {
 			p := s.paths[v.rank]
-			s.prune.Add(p.Edges[:v.out.Prefix])
-			s.stats.Prefixes = s.prune.Len
+			if s.branches(p.Edges[v.out.Prefix-1]) {
+				s.prune.Add(p.Edges[:v.out.Prefix])
+				s.stats.Prefixes = s.prune.Len
+			}
+			// A prefix after which the path can only go on one way is
+			// the whole path: it prunes no other (the enumeration
+			// produces a path once, and again only after a restart,
+			// when it is checked again), and the trie would grow by a
+			// path.
 			delete(s.kept, pathHash(p.Edges))
 		}
 		s.done[v.rank] = v
@@ -320,6 +330,21 @@ func (s *search) avoidFamilies() error {
 	}
 	s.fams = n
 	return err
+}
+
+// branches reports whether some node after edge e (up to the sink) has
+// more than one way on: whether a prefix ending with e starts more than
+// one path.
+func (s *search) branches(e int32) bool {
+	if s.single == nil {
+		g := s.c.G
+		out := g.OutEdges()
+		s.single = make([]bool, len(g.Nodes))
+		for v := len(g.Nodes) - 1; v >= 0; v-- {
+			s.single[v] = cfg.NodeID(v) == g.Sink || len(out[v]) == 1 && s.single[g.Edges[out[v][0]].To]
+		}
+	}
+	return !s.single[s.c.G.Edges[e].To]
 }
 
 // pathHash identifies a path (FNV-1a over its edges).
