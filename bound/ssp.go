@@ -2,6 +2,7 @@ package bound
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -121,7 +122,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			defer ch.Close()
 			for j := range jobs {
 				v := verdict{rank: j.rank}
-				if n, ok := ch.LeastLength(j.path.Edges); ok && j.below > 0 && n >= int64(j.below) {
+				if needsLonger(ch, j) {
 					// Its bounds checks need packets too long to lower
 					// the bound, whether it can run or not.
 					v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
@@ -153,7 +154,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	r.Packets = packetsOf(opts.WellFormed)
 	opts.Workers = workers
 	s := &search{c: c, opts: opts, ord: ord, prune: prune, start: start, best: math.Inf(1), paths: map[int]Path{}, done: map[int]verdict{},
-		lemmas: shared, kept: map[uint64]bool{}}
+		lemmas: shared, kept: map[string]bool{}}
 	err = s.run(limit, jobs, verdicts, workers)
 	close(jobs)
 	// The search is decided: paths still being checked (an example
@@ -211,7 +212,7 @@ type search struct {
 	famsOff bool
 	// kept holds the paths dispatched and not refuted, which a restarted
 	// enumeration produces again.
-	kept map[uint64]bool
+	kept map[string]bool
 	// single marks the nodes from which one path leads to the sink.
 	single []bool
 }
@@ -248,7 +249,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 				}
 				continue
 			}
-			h := pathHash(p.Edges)
+			h := pathKey(p.Edges)
 			if s.kept[h] {
 				continue // dispatched before the enumeration restarted
 			}
@@ -305,10 +306,21 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 			// produces a path once, and again only after a restart,
 			// when it is checked again), and the trie would grow by a
 			// path.
-			delete(s.kept, pathHash(p.Edges))
+			delete(s.kept, pathKey(p.Edges))
 		}
 		s.done[v.rank] = v
 	}
+}
+
+// needsLonger reports whether j's path, by its own bounds checks, needs a
+// packet too long to lower the best bit rate (job.below), without the
+// solver.
+func needsLonger(ch *symex.Checker, j job) bool {
+	if j.below == 0 {
+		return false
+	}
+	n, ok := ch.LeastLength(j.path.Edges)
+	return ok && n >= int64(j.below)
 }
 
 // avoidFamilies restarts the enumeration without the families proven
@@ -347,13 +359,13 @@ func (s *search) branches(e int32) bool {
 	return !s.single[s.c.G.Edges[e].To]
 }
 
-// pathHash identifies a path (FNV-1a over its edges).
-func pathHash(edges []int32) uint64 {
-	h := uint64(14695981039346656037)
+// pathKey identifies a path: its edges as bytes.
+func pathKey(edges []int32) string {
+	b := make([]byte, 0, 4*len(edges))
 	for _, e := range edges {
-		h = (h ^ uint64(uint32(e))) * 1099511628211
+		b = binary.LittleEndian.AppendUint32(b, uint32(e))
 	}
-	return h
+	return string(b)
 }
 
 // capped: the search has dispatched as many paths as MaxChecks allows.

@@ -36,8 +36,10 @@ import (
 // that changes any definition the window uses gives a different text, and
 // the path goes to the solver as before.
 
-// Lemmas is a store of refuted windows shared by the Checkers of a search.
-// The zero value is ready; it is safe for concurrent use.
+// Lemmas is a store of refuted windows shared by the Checkers of a search,
+// with the families proven impossible (Family, for the enumeration to leave
+// out, see Families) and the twins still to prove (twins.go). The zero
+// value is ready; it is safe for concurrent use.
 type Lemmas struct {
 	mu     sync.Mutex
 	byLast map[int32][]lemma // by the window's last edge
