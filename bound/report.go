@@ -59,12 +59,18 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  naive bound\t%s, %s at %d B (slowest path %s)\n", units.PacketRate(n.PacketRate), units.BitRate(n.BitRate), n.PacketBytes, units.PacketRate(n.PathRate))
 	}
 	if s := r.Search; s != nil {
-		larger := ""
-		if s.Larger > 0 {
+		larger, families := "", ""
+		switch {
+		case s.Larger > 0 && r.Metric == BitRate.String():
 			larger = fmt.Sprintf(", %d possible only with longer packets", s.Larger)
+		case s.Larger > 0:
+			larger = fmt.Sprintf(", %d too fast by their exact cost", s.Larger)
 		}
-		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown%s; %d refuted prefixes pruned; %d solver checks on %d worker(s) in %s\n",
-			r.Metric, s.Checked, s.Refuted, s.Unknown, larger, s.Prefixes, s.Solver, s.Workers, seconds(s.Seconds))
+		if s.Families > 0 {
+			families = fmt.Sprintf("; %d families of impossible paths left out", s.Families)
+		}
+		fmt.Fprintf(tw, "  search\tby %s: %d paths checked, %d impossible, %d unknown%s; %d refuted prefixes pruned%s; %d solver checks on %d worker(s) in %s\n",
+			r.Metric, s.Checked, s.Refuted, s.Unknown, larger, s.Prefixes, families, s.Solver, s.Workers, seconds(s.Seconds))
 	}
 	var limits []string
 	if r.Target.PacketRate > 0 {
