@@ -146,7 +146,7 @@ func TestFamiliesHoldNoPath(t *testing.T) {
 				fams, _ := ls.Families(0)
 				for _, f := range fams {
 					for i, p := range paths {
-						if possible[i] && takes(p, f) {
+						if possible[i] && symex.Takes(p, f) {
 							t.Fatalf("family %v holds path %d %v, which can run", f, i, p)
 						}
 					}
@@ -158,15 +158,4 @@ func TestFamiliesHoldNoPath(t *testing.T) {
 			})
 		}
 	}
-}
-
-// takes reports whether path takes the edges of fam in order.
-func takes(path, fam []int32) bool {
-	j := 0
-	for _, e := range path {
-		if j < len(fam) && e == fam[j] {
-			j++
-		}
-	}
-	return j == len(fam)
 }
