@@ -144,17 +144,17 @@ func (o *Ordered) Avoid(fams [][]int32) error {
 }
 
 // Refresh restarts the enumeration that produced the last path on a graph
-// without the latest families (see Avoid), when it is not on one yet;
-// false when it was. Paths it produced before may come again, except those
-// a pruned prefix covers. Enumerations restart only when they meet a
-// family, so that the bit rate's many (one per packet size) do not all
-// restart at every family.
-func (o *Ordered) Refresh() (bool, error) {
+// without the latest families (see Avoid), when it is not on one yet.
+// Paths it produced before may come again, except those a pruned prefix
+// covers. Enumerations restart only when they meet a family, so that the
+// bit rate's many (one per packet size) do not all restart at every
+// family.
+func (o *Ordered) Refresh() error {
 	in := o.last
 	if in == nil || in.gen == o.gen {
-		return false, nil
+		return nil
 	}
-	return true, o.enumerate(in, o.prod)
+	return o.enumerate(in, o.prod)
 }
 
 // Sizes lists the distinct smallest packet sizes of the graph's paths as

@@ -143,7 +143,7 @@ func TestFamiliesHoldNoPath(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				fams, _ := ls.Families(0)
+				fams := ls.Families()
 				for _, f := range fams {
 					for i, p := range paths {
 						if possible[i] && symex.Takes(p, f) {

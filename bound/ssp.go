@@ -175,7 +175,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		s.stats.Twins += ch.Twins
 	}
 	s.stats.Lemmas = lemmas.Len()
-	_, s.stats.Families = lemmas.Families(0)
+	s.stats.Families = len(lemmas.Families())
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 				if err := s.avoidFamilies(); err != nil {
 					return err
 				}
-				if _, err := s.ord.Refresh(); err != nil {
+				if err := s.ord.Refresh(); err != nil {
 					return err
 				}
 				continue
@@ -331,7 +331,8 @@ func (s *search) avoidFamilies() error {
 	if s.lemmas == nil || s.famsOff {
 		return nil
 	}
-	fams, n := s.lemmas.Families(0)
+	fams := s.lemmas.Families()
+	n := len(fams)
 	if n == s.fams {
 		return nil
 	}

@@ -75,13 +75,11 @@ func (c *Checker) learnFolded(edges []int32) {
 		if ls.hasFamily(fam) {
 			return
 		}
-		for _, keep := range []int{coarseKeep, 0} {
-			if steps, ok := c.plan(fam, keep); ok {
-				if dead, _, _ := c.familyRun(steps); dead {
-					ls.addFamily(fam)
-					c.propose(fam, 1, -1)
-					return
-				}
+		for _, steps := range c.plans(fam) {
+			if dead, _, _ := c.familyRun(steps); dead {
+				ls.addFamily(fam)
+				c.propose(fam, 1, -1)
+				return
 			}
 		}
 	}
@@ -101,14 +99,22 @@ const maxFoldMisses = 3
 // exactly in its coarse over-approximation (see coarse).
 const coarseKeep = 24
 
-// plan lays out a family's steps; false when its paths cannot be
-// over-approximated.
-func (c *Checker) plan(edges []int32, keep int) ([]famStep, bool) {
+// plans lays out a family's over-approximations, coarse first (see
+// coarse) and then, when it differs, the exact chain from the program's
+// entry; none when the family's paths cannot be over-approximated.
+func (c *Checker) plans(edges []int32) [][]famStep {
 	if c.out == nil {
 		c.out = c.g.OutEdges()
 	}
-	steps, err := familyPlan(c.g, c.out, edges, keep)
-	return steps, err == nil
+	var out [][]famStep
+	for _, keep := range []int{coarseKeep, 0} {
+		steps, err := familyPlan(c.g, c.out, edges, keep)
+		if err != nil || len(out) > 0 && len(steps) == len(out[0]) {
+			continue
+		}
+		out = append(out, steps)
+	}
+	return out
 }
 
 // Family reports whether no path that takes edges (in order; the core of
@@ -120,13 +126,7 @@ func (c *Checker) Family(ctx context.Context, edges []int32, budget time.Duratio
 	if len(edges) == 0 {
 		return false, nil
 	}
-	prev := -1
-	for _, keep := range []int{coarseKeep, 0} {
-		steps, ok := c.plan(edges, keep)
-		if !ok || len(steps) == prev {
-			continue
-		}
-		prev = len(steps)
+	for _, steps := range c.plans(edges) {
 		ok, err := c.proveSteps(ctx, steps, budget)
 		if ok || err != nil {
 			return ok, err

@@ -118,13 +118,12 @@ func takes(path, fam []int32) int {
 	return 0
 }
 
-// Families returns the families (see Family) proven impossible, from
-// number since on, and the number held.
-func (ls *Lemmas) Families(since int) ([][]int32, int) {
+// Families returns the families (see Family) proven impossible so far, in
+// the order they were found.
+func (ls *Lemmas) Families() [][]int32 {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	since = min(since, len(ls.families))
-	return ls.families[since:len(ls.families):len(ls.families)], len(ls.families)
+	return ls.families[:len(ls.families):len(ls.families)]
 }
 
 func (ls *Lemmas) hasFamily(edges []int32) bool {
