@@ -1,6 +1,10 @@
 package perfiface
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dpperf/dpperf/smt"
+)
 
 // stripNot returns the test t negates when t is a negation ("not (x)" or
 // "not x" without and/or), so that negating it again gives x rather than
@@ -10,28 +14,11 @@ func stripNot(t string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if strings.HasPrefix(rest, "(") && closing(rest) == len(rest)-1 {
+	if strings.HasPrefix(rest, "(") && smt.Closing(rest) == len(rest)-1 {
 		return rest[1 : len(rest)-1], true
 	}
 	if strings.Contains(rest, " and ") || strings.Contains(rest, " or ") {
 		return "", false
 	}
 	return rest, true
-}
-
-// closing returns the index of the parenthesis closing s[0], or -1.
-func closing(s string) int {
-	depth := 0
-	for i, c := range s {
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }

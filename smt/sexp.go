@@ -94,3 +94,24 @@ func sexpString(v any) string {
 	}
 	return "(" + strings.Join(parts, " ") + ")"
 }
+
+// Closing returns the index of the parenthesis that closes the one at
+// s[0], or -1 when s does not start with a balanced one.
+func Closing(s string) int {
+	if !strings.HasPrefix(s, "(") {
+		return -1
+	}
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}

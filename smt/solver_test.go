@@ -172,3 +172,17 @@ func TestNoWatchdogWithoutTimeout(t *testing.T) {
 		t.Fatalf("error %v, want the context's deadline", err)
 	}
 }
+
+func TestClosing(t *testing.T) {
+	for s, want := range map[string]int{
+		"(a)":         2,
+		"(a (b c)) d": 8,
+		"((a)":        -1,
+		"a (b)":       -1,
+		"":            -1,
+	} {
+		if got := Closing(s); got != want {
+			t.Errorf("Closing(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

@@ -344,17 +344,8 @@ func sortLen(text string) int {
 		}
 		return i
 	}
-	depth := 0
-	for i, r := range text {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
+	if i := smt.Closing(text); i >= 0 {
+		return i + 1
 	}
 	return len(text)
 }
