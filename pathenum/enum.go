@@ -38,16 +38,20 @@ type cand struct {
 	idx  int32
 }
 
-// before orders candidates: longer first, then by edge and index so that
-// the order is deterministic.
+// before orders candidates: longer first, then by index and edge so that
+// the order is deterministic. Among prefixes of equal cost, taking the
+// lowest index first makes a node's list alternate between its in-edges:
+// consecutive paths then differ in their last choices and share long
+// prefixes, which a checker that keeps the states of the previous path's
+// prefix does not execute again.
 func before(a, b cand) bool {
 	if a.cost != b.cost {
 		return a.cost > b.cost
 	}
-	if a.edge != b.edge {
-		return a.edge < b.edge
+	if a.idx != b.idx {
+		return a.idx < b.idx
 	}
-	return a.idx < b.idx
+	return a.edge < b.edge
 }
 
 type candHeap []cand
