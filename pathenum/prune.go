@@ -109,7 +109,7 @@ func (e *Enumerator) state(v, k int32) int32 {
 	if a := e.alias[v]; a >= 0 {
 		return s.step(e.state(e.g.From[a], k), e.g.label(a))
 	}
-	el := &e.lists[v][k]
+	el := e.lists[v].at(k)
 	if el.ver == s.version+1 {
 		return el.st
 	}
