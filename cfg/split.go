@@ -17,9 +17,20 @@ import (
 // pointers still live there, and the copies stay apart until the pointers
 // die or meet again. Splitting never changes the set of paths (each path
 // enters exactly one copy), only how precisely their states are known.
+//
+// The same holds for a number that the block adds to a packet pointer: a
+// walk that leaves with its position in a register (the byte index of a
+// name, a constant on each exit) and checks the bytes after it in one
+// joined node proves only the shortest exit's length. Edges whose states
+// hold different constants in such a register get a node each too.
+//
 // It is bounded: at most maxSplit copies of a block for one set of
-// incoming edges, and none once the graph has splitNodes nodes.
-const maxSplit = 16
+// incoming edges (maxScalarSplit when scalar offsets tell them apart), and
+// none once the graph has splitNodes nodes.
+const (
+	maxSplit       = 16
+	maxScalarSplit = 256
+)
 
 // splitNodes is a variable so that tests can switch splitting off.
 var splitNodes = 20_000
@@ -32,13 +43,18 @@ func (x *expander) partition(f *Func, m int, in incoming) []incoming {
 		return []incoming{in}
 	}
 	live := x.liveIn(f)[m]
+	offsets := x.scalarOffsets(f, m, in[0].st) & live
+	limit := maxSplit
+	if offsets != 0 {
+		limit = maxScalarSplit
+	}
 	index := map[string]int{}
 	var groups []incoming
 	for _, pe := range in {
-		key := packetOffsets(pe.st, live)
+		key := packetOffsets(pe.st, live) + scalarConstants(pe.st, offsets)
 		i, ok := index[key]
 		if !ok {
-			if len(groups) == maxSplit {
+			if len(groups) == limit {
 				return []incoming{in}
 			}
 			i = len(groups)
@@ -63,6 +79,58 @@ func packetOffsets(st *state, live uint16) string {
 		sb.WriteByte(':')
 		sb.WriteString(strconv.FormatInt(v.off, 10))
 		sb.WriteByte(' ')
+	}
+	return sb.String()
+}
+
+// scalarOffsets returns the registers (bit r for Rr) whose value at the
+// entry of block m of f the block adds to a packet pointer, as far as the
+// registers of st (one incoming state) show which hold packet pointers.
+func (x *expander) scalarOffsets(f *Func, m int, st *state) uint16 {
+	var pkt, entry, out uint16 // packet pointers; registers still holding their entry value
+	for r := range asm.R10 {
+		entry |= 1 << r
+		if v := st.regs[r]; v.kind == pointer && v.region == RegionPacket {
+			pkt |= 1 << r
+		}
+	}
+	b := f.Blocks[m]
+	for i := b.First; i <= b.Last; i++ {
+		ins := x.p.Insns[i]
+		op := ins.OpCode
+		_, def := regsOf(ins)
+		if op.Class() == asm.ALU64Class && op.Source() == asm.RegSource && ins.Dst < asm.R10 && ins.Src < asm.R10 {
+			d, s := uint16(1)<<ins.Dst, uint16(1)<<ins.Src
+			switch op.ALUOp() {
+			case asm.Add:
+				switch {
+				case pkt&d != 0 && pkt&s == 0:
+					out |= s & entry
+				case pkt&s != 0 && pkt&d == 0:
+					out |= d & entry
+					pkt |= d
+				}
+				entry &^= d
+				continue
+			case asm.Mov:
+				pkt = pkt&^d | (pkt&s)>>ins.Src<<ins.Dst
+				entry &^= d
+				continue
+			}
+		}
+		pkt &^= def
+		entry &^= def
+	}
+	return out
+}
+
+// scalarConstants names the constants among the registers regs of st.
+func scalarConstants(st *state, regs uint16) string {
+	var sb strings.Builder
+	for r := range asm.R10 {
+		if v := st.regs[r]; regs&(1<<r) != 0 && v.kind == scalar {
+			sb.WriteString("r" + strconv.Itoa(int(r)) + "=" + strconv.FormatInt(v.off, 10) + " ")
+		}
 	}
 	return sb.String()
 }

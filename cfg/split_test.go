@@ -70,6 +70,63 @@ func TestSplitKeepsOffsets(t *testing.T) {
 	}
 }
 
+// indexedCheck reads one byte past a 15-byte header and keeps an index
+// of 1 or 3 in R7 by it; the check after the join adds the index to the
+// packet pointer and needs 16 more bytes: 17 on one way, 19 on the other.
+func indexedCheck() asm.Instructions {
+	insns := asm.Instructions{
+		asm.LoadMem(asm.R2, asm.R1, 4, asm.Word), // data_end
+		asm.LoadMem(asm.R6, asm.R1, 0, asm.Word), // data
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Mov.Reg(asm.R5, asm.R6),
+		asm.Add.Imm(asm.R5, 15),
+		asm.JGT.Reg(asm.R5, asm.R2, ""),           // → exit
+		asm.LoadMem(asm.R4, asm.R6, 14, asm.Byte), // the choice
+		asm.Mov.Imm(asm.R7, 1),
+		asm.JEq.Imm(asm.R4, 0, ""), // → check
+		asm.Mov.Imm(asm.R7, 3),
+		asm.Mov.Reg(asm.R3, asm.R6), // check:
+		asm.Add.Reg(asm.R3, asm.R7),
+		asm.Add.Imm(asm.R3, 16),
+		asm.JGT.Reg(asm.R3, asm.R2, ""), // → exit; not taken: the length
+		asm.Mov.Imm(asm.R0, 1),
+		asm.Return(),
+	}
+	insns[5].Offset = 9
+	insns[8].Offset = 1
+	insns[13].Offset = 1
+	return insns
+}
+
+// TestSplitByIndex: the ways into a check that adds a register to a
+// packet pointer, holding different constants, keep their own nodes, so
+// the check proves 17 bytes on one and 19 on the other; joined, both
+// would prove 17.
+func TestSplitByIndex(t *testing.T) {
+	lens := func() []int32 {
+		g, err := build(t, indexedCheck(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l []int32
+		for _, e := range g.Edges {
+			if e.Kind == EdgeNotTaken && e.MinLen > 1 {
+				l = append(l, e.MinLen)
+			}
+		}
+		slices.Sort(l)
+		return l
+	}
+	if got := lens(); !slices.Equal(got, []int32{15, 17, 19}) {
+		t.Errorf("split: the checks prove %v bytes, want [15 17 19]", got)
+	}
+	defer func(n int) { splitNodes = n }(splitNodes)
+	splitNodes = 0
+	if got := lens(); !slices.Equal(got, []int32{15, 17}) {
+		t.Errorf("joined: the checks prove %v bytes, want [15 17]", got)
+	}
+}
+
 // TestShiftByJoinedAmount: clang merges header kinds whose length rules
 // differ in a shift ((len+1)*8 and (len+2)*4) into a shift by a register
 // holding 2 or 3; the range of the product still gives the pointer a
