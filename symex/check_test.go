@@ -2,6 +2,7 @@ package symex
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -170,5 +171,75 @@ func TestExampleWithUnusedAbstractions(t *testing.T) {
 	}
 	if ex.Approx || len(ex.Packet) != 14+20+8+12+160 {
 		t.Errorf("example of %d bytes, approximate %v; want 214 bytes, exact", len(ex.Packet), ex.Approx)
+	}
+}
+
+// labelsVerdict runs examples/xdp/labels.c on a packet.
+func labelsVerdict(pkt []byte) uint64 {
+	const drop, pass, tx = 1, 2, 3
+	hash, left := uint32(7), uint32(0)
+	for i := 0; i < 6; i++ {
+		if 42+i+1 > len(pkt) {
+			return pass
+		}
+		c := pkt[42+i]
+		if left == 0 {
+			if c == 0 {
+				break
+			}
+			if c > 2 {
+				return drop
+			}
+			left = uint32(c)
+		} else {
+			left--
+			hash = hash*31 + uint32(c)
+		}
+	}
+	if hash == 12345 {
+		return tx
+	}
+	return pass
+}
+
+// TestExamplesWithHashes: with the label walk's hash abstracted, every
+// satisfiable path's example is exact, whether the exact hash follows from
+// the free-hash packet's bytes (a path that only tests it against 12345
+// and fails) or must be solved for (the path where it equals 12345): the
+// program, run on the example, returns the verdict the path predicts.
+func TestExamplesWithHashes(t *testing.T) {
+	g := graphOf(t, testobj.Built(t, "labels"), "")
+	c, err := NewChecker(g, Options{Abstract: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	verdicts := map[uint64]int{}
+	abstracted := 0
+	for _, p := range allPaths(t, g, 1000) {
+		out, err := c.Check(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Result != smt.Sat {
+			continue
+		}
+		if len(c.comments("abstract")) > 0 {
+			abstracted++
+		}
+		ex, err := c.Example(context.Background())
+		if errors.Is(err, ErrHashRefuted) {
+			continue // possible only with a free hash
+		}
+		if err != nil || ex == nil {
+			t.Fatalf("example: %v, %v", ex, err)
+		}
+		if got := labelsVerdict(ex.Packet); ex.Approx || got != ex.Verdict {
+			t.Errorf("path %v: example %x (approximate %v) returns %d, the path %d", p, ex.Packet, ex.Approx, got, ex.Verdict)
+		}
+		verdicts[ex.Verdict]++
+	}
+	if abstracted == 0 || verdicts[3] == 0 || verdicts[2] == 0 {
+		t.Errorf("%d paths with abstracted hashes, verdicts %v: want some, and both XDP_TX and XDP_PASS", abstracted, verdicts)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +55,6 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	}
 	depth := len(c.levels)
 	st := c.levels[depth-1].st
-	ex := &Example{Minimal: true}
 	if err := c.solverAt(depth); err != nil {
 		return nil, err
 	}
@@ -63,38 +63,119 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 			return nil, err
 		}
 	}
-	solver := c.s
 	eqs, clocks := c.abstractions(), c.clocks()
 	if len(eqs) > 0 && !c.abstractionsConstrain(st) {
 		// No condition of the path, and not the verdict, depends on an
 		// abstracted value: the abstract model is an exact example.
 		eqs = nil
 	}
+	if len(eqs) > 0 {
+		if ex, err := c.pinnedExample(ctx, st, eqs, clocks); ex != nil || err != nil {
+			return ex, err
+		}
+	}
+	solver := c.s
 	exact, err := c.exact(ctx, eqs)
 	if err != nil {
 		return nil, err
 	}
+	scopes := 0
 	if exact {
-		defer func() {
-			if c.s == solver {
-				c.s.Pop()
-			}
-			c.model = -1
-		}()
+		scopes++
 	}
-	ex.Approx = !exact && len(eqs) > 0
-	// Binary search for the smallest length.
-	vals, err := c.s.Values([]string{"len"})
-	if err != nil {
-		return nil, c.stalled(err, len(c.levels)) // stalled: no example
-	}
-	hi, err := parseUint(vals[0])
+	defer c.popScopes(solver, &scopes)
+	ex := &Example{Minimal: true, Approx: !exact && len(eqs) > 0}
+	hi, minimal, err := c.leastLength(ctx, st)
 	if err != nil {
 		return nil, err
+	}
+	ex.Minimal = minimal
+	if err := c.s.Push(); err != nil {
+		return nil, err
+	}
+	scopes++
+	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+		return nil, err
+	}
+	return c.fill(ctx, ex, st, int(hi), clocks, solver, &scopes)
+}
+
+// pinnedExample finds an exact example of a path whose conditions use
+// abstracted values (hashes) the cheap way: the smallest packet with the
+// hashes left free, then, with that packet's bytes fixed, the hashes'
+// exact definitions, which the solver then evaluates instead of inverting
+// them. nil when the exact hashes take that packet off the path (a
+// branch on a hash's value): Example then solves for them. The length is
+// the least with free hashes, so no exact example can be shorter.
+func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []string) (*Example, error) {
+	solver := c.s
+	scopes := 0
+	defer c.popScopes(solver, &scopes)
+	hi, minimal, err := c.leastLength(ctx, st)
+	if err != nil || !minimal {
+		return nil, err
+	}
+	if err := c.s.Push(); err != nil {
+		return nil, err
+	}
+	scopes++
+	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+		return nil, err
+	}
+	if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
+		return nil, err
+	}
+	terms := make([]string, hi)
+	for i := range terms {
+		terms[i] = "(select pkt0 " + konst(32, uint64(i)).s + ")"
+	}
+	vals, err := c.s.Values(terms)
+	if err != nil {
+		return nil, c.stalled(err, len(c.levels))
+	}
+	pins := slices.Clone(eqs)
+	for i, v := range vals {
+		pins = append(pins, "(= "+terms[i]+" "+v+")")
+	}
+	if err := c.s.Push(); err != nil {
+		return nil, err
+	}
+	scopes++
+	if err := c.s.Send("(assert (and " + strings.Join(pins, " ") + "))"); err != nil {
+		return nil, err
+	}
+	if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
+		return nil, err
+	}
+	return c.fill(ctx, &Example{Minimal: true}, st, int(hi), clocks, solver, &scopes)
+}
+
+// popScopes pops the scopes an example opened on solver, unless it was
+// restarted (a restarted solver holds only the path), and forgets the
+// model.
+func (c *Checker) popScopes(solver *smt.Solver, scopes *int) {
+	for ; *scopes > 0 && c.s == solver; *scopes-- {
+		c.s.Pop()
+	}
+	c.model = -1
+}
+
+// leastLength searches the smallest packet length that takes the loaded
+// path, from the length of the solver's model down; minimal is false when
+// a solver timeout cut the search short.
+func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minimal bool, err error) {
+	vals, err := c.s.Values([]string{"len"})
+	if err != nil {
+		return 0, false, c.stalled(err, len(c.levels)) // stalled: no example
+	}
+	hi, err = parseUint(vals[0])
+	if err != nil {
+		return 0, false, err
 	}
 	// The lengths below the path's interval are refuted already: a path
 	// whose bounds checks are at constant offsets needs no search.
 	lo := uint64(max(int64(c.opts.MinPacket), st.lens.lo))
+	minimal = true
 	for first := true; lo < hi; first = false {
 		mid := lo + (hi-lo)/2
 		if first {
@@ -102,7 +183,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		}
 		res, err := c.within(ctx, fmt.Sprintf("(bvule len %s)", konst(64, mid).s))
 		if err != nil {
-			return nil, err
+			return 0, false, err
 		}
 		switch res {
 		case smt.Sat:
@@ -110,22 +191,16 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		case smt.Unsat:
 			lo = mid + 1
 		default:
-			lo, ex.Minimal = mid+1, false
+			lo, minimal = mid+1, false
 		}
 	}
-	if err := c.s.Push(); err != nil {
-		return nil, err
-	}
-	scopes := 1
-	defer func() {
-		for ; scopes > 0 && c.s == solver; scopes-- { // a restarted solver holds only the path
-			c.s.Pop()
-		}
-		c.model = -1
-	}()
-	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
-		return nil, err
-	}
+	return hi, minimal, nil
+}
+
+// fill completes ex from a model of the loaded path at packet length n,
+// in scopes the caller opened on solver (popped when it returns).
+func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clocks []string, solver *smt.Solver, scopes *int) (*Example, error) {
+	defer c.popScopes(solver, scopes)
 	// Prefer a packet that arrives as BPF_PROG_TEST_RUN delivers it (the
 	// loopback device, queue 0), so that it can be replayed as it is,
 	// and with a clock that advances as the interpreter's does, so that
@@ -158,7 +233,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 			break
 		}
 		if err == nil && res == smt.Sat {
-			scopes++
+			*scopes++
 			modelled = true
 			continue
 		}
@@ -176,7 +251,6 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 			return nil, nil // the solver could not rebuild the model in time: no example
 		}
 	}
-	n := int(hi)
 	terms := []string{"ifindex", "rxq", "(_ bv0 64)", "(_ bv0 64)"}
 	if st.exited {
 		terms[2] = st.verdict.s
@@ -202,7 +276,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 			terms = append(terms, "(select "+o.init+" "+konst(32, uint64(j)).s+")")
 		}
 	}
-	vals, err = c.s.Values(terms)
+	vals, err := c.s.Values(terms)
 	if err != nil {
 		return nil, c.stalled(err, len(c.levels)) // stalled: no example
 	}
