@@ -46,8 +46,15 @@ func optionalHeader() asm.Instructions {
 // packet offsets, so the check proves 18 bytes on one and 26 on the other;
 // joined, both would prove 18.
 func TestSplitKeepsOffsets(t *testing.T) {
+	splitAndJoined(t, optionalHeader(), []int32{18, 26}, []int32{18})
+}
+
+// splitAndJoined checks the packet lengths that the bounds checks of insns
+// prove on their not-taken edges, with splitting and without.
+func splitAndJoined(t *testing.T, insns asm.Instructions, split, joined []int32) {
+	t.Helper()
 	lens := func() []int32 {
-		g, err := build(t, optionalHeader(), Options{})
+		g, err := build(t, insns, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +67,13 @@ func TestSplitKeepsOffsets(t *testing.T) {
 		slices.Sort(l)
 		return l
 	}
-	if got := lens(); !slices.Equal(got, []int32{18, 26}) {
-		t.Errorf("split: the checks prove %v bytes, want [18 26]", got)
+	if got := lens(); !slices.Equal(got, split) {
+		t.Errorf("split: the checks prove %v bytes, want %v", got, split)
 	}
 	defer func(n int) { splitNodes = n }(splitNodes)
 	splitNodes = 0
-	if got := lens(); !slices.Equal(got, []int32{18}) {
-		t.Errorf("joined: the checks prove %v bytes, want [18]", got)
+	if got := lens(); !slices.Equal(got, joined) {
+		t.Errorf("joined: the checks prove %v bytes, want %v", got, joined)
 	}
 }
 
@@ -103,28 +110,7 @@ func indexedCheck() asm.Instructions {
 // the check proves 17 bytes on one and 19 on the other; joined, both
 // would prove 17.
 func TestSplitByIndex(t *testing.T) {
-	lens := func() []int32 {
-		g, err := build(t, indexedCheck(), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var l []int32
-		for _, e := range g.Edges {
-			if e.Kind == EdgeNotTaken && e.MinLen > 1 {
-				l = append(l, e.MinLen)
-			}
-		}
-		slices.Sort(l)
-		return l
-	}
-	if got := lens(); !slices.Equal(got, []int32{15, 17, 19}) {
-		t.Errorf("split: the checks prove %v bytes, want [15 17 19]", got)
-	}
-	defer func(n int) { splitNodes = n }(splitNodes)
-	splitNodes = 0
-	if got := lens(); !slices.Equal(got, []int32{15, 17}) {
-		t.Errorf("joined: the checks prove %v bytes, want [15 17]", got)
-	}
+	splitAndJoined(t, indexedCheck(), []int32{15, 17, 19}, []int32{15, 17})
 }
 
 // TestShiftByJoinedAmount: clang merges header kinds whose length rules
