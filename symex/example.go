@@ -391,8 +391,10 @@ func (c *Checker) abstractions() []string {
 }
 
 // exact asserts, in a scope of its own, the equalities eqs between the
-// loaded path's abstracted values and their definitions, and checks with a generous time limit
-// (a solver inverting a hash needs it). It reports whether the scope
+// loaded path's abstracted values and their definitions, and checks them
+// (ten times the per-path timeout, at least 10 s, but smt.CheckFor keeps
+// a check within the solver's own timeout when it has one: z3 inverting
+// a hash rarely finishes, see pinnedExample). It reports whether the scope
 // stays: true when the exact path is satisfiable. ErrHashRefuted says it
 // is not; false without error means there is nothing to make exact, or
 // the solver could not tell, and the model is the abstract one.
