@@ -85,7 +85,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	}
 	defer c.popScopes(solver, &scopes)
 	ex := &Example{Minimal: true, Approx: !exact && len(eqs) > 0}
-	hi, minimal, err := c.leastLength(ctx, st)
+	hi, minimal, _, err := c.leastLength(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
 		return nil, err
 	}
-	return c.fill(ctx, ex, st, int(hi), clocks, solver, &scopes)
+	return c.fill(ctx, ex, st, int(hi), clocks, solver, &scopes, false)
 }
 
 // pinnedExample finds an exact example of a path whose conditions use
@@ -111,19 +111,22 @@ func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []st
 	solver := c.s
 	scopes := 0
 	defer c.popScopes(solver, &scopes)
-	hi, minimal, err := c.leastLength(ctx, st)
+	hi, minimal, kept, err := c.leastLength(ctx, st)
 	if err != nil || !minimal {
 		return nil, err
 	}
-	if err := c.s.Push(); err != nil {
-		return nil, err
-	}
-	scopes++
-	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
-		return nil, err
-	}
-	if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
-		return nil, err
+	if !kept {
+		// The search's checks replaced the model: one at length hi.
+		if err := c.s.Push(); err != nil {
+			return nil, err
+		}
+		scopes++
+		if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+			return nil, err
+		}
+		if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
+			return nil, err
+		}
 	}
 	terms := make([]string, hi)
 	for i := range terms {
@@ -133,21 +136,49 @@ func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []st
 	if err != nil {
 		return nil, c.stalled(err, len(c.levels))
 	}
-	pins := slices.Clone(eqs)
+	pins := append(slices.Clone(eqs), fmt.Sprintf("(= len %s)", konst(64, hi).s))
 	for i, v := range vals {
 		pins = append(pins, "(= "+terms[i]+" "+v+")")
 	}
-	if err := c.s.Push(); err != nil {
-		return nil, err
+	// With the preferences of fill first, which nearly every path meets,
+	// so that one check gives the example.
+	for _, extra := range [][]string{preferences(clocks), nil} {
+		if err := c.s.Push(); err != nil {
+			return nil, err
+		}
+		scopes++
+		if err := c.s.Send("(assert (and " + strings.Join(append(pins, extra...), " ") + "))"); err != nil {
+			return nil, err
+		}
+		res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
+		if err != nil || c.s != solver {
+			return nil, err
+		}
+		if res == smt.Sat {
+			return c.fill(ctx, &Example{Minimal: true}, st, int(hi), clocks, solver, &scopes, true)
+		}
+		if err := c.s.Pop(); err != nil {
+			return nil, err
+		}
+		scopes--
 	}
-	scopes++
-	if err := c.s.Send("(assert (and " + strings.Join(pins, " ") + "))"); err != nil {
-		return nil, err
+	return nil, nil
+}
+
+// preferences are what fill asks of an example where the path allows it:
+// a packet that arrives as BPF_PROG_TEST_RUN delivers it (the loopback
+// device, queue 0), so that it can be replayed as it is, and a clock that
+// advances as the interpreter's does, so that it can be followed there.
+func preferences(clocks []string) []string {
+	prefer := []string{"(and (= ifindex #x00000001) (= rxq #x00000000))"}
+	if len(clocks) > 1 {
+		var eqs []string
+		for k, t := range clocks[1:] {
+			eqs = append(eqs, fmt.Sprintf("(= %s (bvadd %s %s))", t, clocks[0], konst(64, uint64(k+1)*ClockStep).s))
+		}
+		prefer = append(prefer, "(and "+strings.Join(eqs, " ")+")")
 	}
-	if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
-		return nil, err
-	}
-	return c.fill(ctx, &Example{Minimal: true}, st, int(hi), clocks, solver, &scopes)
+	return prefer
 }
 
 // popScopes pops the scopes an example opened on solver, unless it was
@@ -162,20 +193,21 @@ func (c *Checker) popScopes(solver *smt.Solver, scopes *int) {
 
 // leastLength searches the smallest packet length that takes the loaded
 // path, from the length of the solver's model down; minimal is false when
-// a solver timeout cut the search short.
-func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minimal bool, err error) {
+// a solver timeout cut the search short, and kept is true when no check
+// was needed, so that the solver still holds the model (of length hi).
+func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minimal, kept bool, err error) {
 	vals, err := c.s.Values([]string{"len"})
 	if err != nil {
-		return 0, false, c.stalled(err, len(c.levels)) // stalled: no example
+		return 0, false, false, c.stalled(err, len(c.levels)) // stalled: no example
 	}
 	hi, err = parseUint(vals[0])
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	// The lengths below the path's interval are refuted already: a path
 	// whose bounds checks are at constant offsets needs no search.
 	lo := uint64(max(int64(c.opts.MinPacket), st.lens.lo))
-	minimal = true
+	minimal, kept = true, lo >= hi
 	for first := true; lo < hi; first = false {
 		mid := lo + (hi-lo)/2
 		if first {
@@ -183,7 +215,7 @@ func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minima
 		}
 		res, err := c.within(ctx, fmt.Sprintf("(bvule len %s)", konst(64, mid).s))
 		if err != nil {
-			return 0, false, err
+			return 0, false, false, err
 		}
 		switch res {
 		case smt.Sat:
@@ -194,29 +226,31 @@ func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minima
 			lo, minimal = mid+1, false
 		}
 	}
-	return hi, minimal, nil
+	return hi, minimal, kept, nil
 }
 
 // fill completes ex from a model of the loaded path at packet length n,
-// in scopes the caller opened on solver (popped when it returns).
-func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clocks []string, solver *smt.Solver, scopes *int) (*Example, error) {
+// in scopes the caller opened on solver (popped when it returns); held
+// says that the solver holds such a model from its last check.
+func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clocks []string, solver *smt.Solver, scopes *int, held bool) (*Example, error) {
 	defer c.popScopes(solver, scopes)
-	// Prefer a packet that arrives as BPF_PROG_TEST_RUN delivers it (the
-	// loopback device, queue 0), so that it can be replayed as it is,
-	// and with a clock that advances as the interpreter's does, so that
-	// it can be followed there. A preference the solver satisfies stays
-	// in a scope of its own, and the model of its check is the example's.
-	prefer := []string{"(and (= ifindex #x00000001) (= rxq #x00000000))"}
-	if len(clocks) > 1 {
-		var eqs []string
-		for k, t := range clocks[1:] {
-			eqs = append(eqs, fmt.Sprintf("(= %s (bvadd %s %s))", t, clocks[0], konst(64, uint64(k+1)*ClockStep).s))
-		}
-		prefer = append(prefer, "(and "+strings.Join(eqs, " ")+")")
-	}
-	modelled := false
+	// A preference (see preferences) the solver satisfies stays in a
+	// scope of its own, and the model of its check is the example's.
+	prefer := preferences(clocks)
+	// A model that already satisfies every preference needs no check.
 	for _, p := range prefer {
-		if c.s != solver {
+		if !held {
+			break
+		}
+		ok, err := c.s.Holds(p)
+		if err != nil {
+			return nil, c.stalled(err, len(c.levels))
+		}
+		held = ok
+	}
+	modelled := held
+	for _, p := range prefer {
+		if c.s != solver || held {
 			break
 		}
 		if err := c.s.Push(); err != nil {
