@@ -15,8 +15,9 @@ import (
 // keys every longer walk by too small a packet. The expander therefore
 // gives such edges a node each, grouped by the offsets of the packet
 // pointers still live there, and the copies stay apart until the pointers
-// die or meet again. Splitting never changes the set of paths (each path
-// enters exactly one copy), only how precisely their states are known.
+// die or meet again. Splitting never adds a path (each path enters
+// exactly one copy); a copy's sharper state may show that a branch side
+// no path of that copy takes is impossible.
 //
 // The same holds for a number that the block adds to a packet pointer: a
 // walk that leaves with its position in a register (the byte index of a
@@ -28,7 +29,7 @@ import (
 // incoming edges (maxScalarSplit when scalar offsets tell them apart), and
 // none once the graph has splitNodes nodes.
 const (
-	maxSplit       = 16
+	maxSplit       = 64
 	maxScalarSplit = 256
 )
 

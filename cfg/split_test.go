@@ -133,8 +133,11 @@ func TestShiftByJoinedAmount(t *testing.T) {
 }
 
 // TestSplitKeepsPaths: splitting gives a node to groups of edges, never a
-// path more or less: every bundled object has as many source-to-sink
-// paths, and the same sequences of blocks, split and joined.
+// path more: every bundled object has at most as many source-to-sink paths
+// split as joined, and no sequence of blocks the joined graph lacks. A
+// copy's sharper state may prove a branch side impossible that the joined
+// node kept (ipv6ext_quic: on every way into one copy of the test of the
+// routing-header count no header was read, so the count is 0).
 func TestSplitKeepsPaths(t *testing.T) {
 	dir := filepath.Join(testobj.Root(), "build", "bpf")
 	objs, _ := filepath.Glob(filepath.Join(dir, "*.o"))
@@ -164,12 +167,19 @@ func TestSplitKeepsPaths(t *testing.T) {
 		if len(split.Nodes) != len(joined.Nodes) {
 			splitSome++
 		}
-		if a, b := countPaths(split), countPaths(joined); a.Cmp(b) != 0 {
+		if a, b := countPaths(split), countPaths(joined); a.Cmp(b) > 0 {
 			t.Errorf("%s: %v paths split, %v joined", name, a, b)
 		}
-		if countPaths(split).Cmp(big.NewInt(5000)) <= 0 {
-			if a, b := blockPaths(split), blockPaths(joined); !slices.Equal(a, b) {
-				t.Errorf("%s: the paths' block sequences differ", name)
+		if countPaths(joined).Cmp(big.NewInt(5000)) <= 0 {
+			have := map[string]bool{}
+			for _, p := range blockPaths(joined) {
+				have[p] = true
+			}
+			for _, p := range blockPaths(split) {
+				if !have[p] {
+					t.Errorf("%s: the split graph has a path the joined one lacks: %s", name, p)
+					break
+				}
 			}
 		}
 	}
