@@ -200,6 +200,14 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		}
 		return Outcome{Result: res, Prefix: len(edges)}, err
 	}
+	if ls := c.opts.Lemmas; ls != nil && c.opts.Families {
+		// Another worker may have proven a family of this path while it
+		// was checked: nothing is left to learn from it.
+		if n := ls.Covering(edges); n > 0 {
+			c.ByFamily++
+			return Outcome{Result: smt.Unsat, Prefix: n}, nil
+		}
+	}
 	// Shorter prefixes are less constrained; proving one satisfiable can
 	// take far longer than refuting the path did (think of a hash the
 	// solver must invert), so the whole search gets a few times the full
