@@ -160,23 +160,32 @@ func where(p *bpfprog.Program, i int) string {
 	return fmt.Sprintf("instruction %d", i)
 }
 
-// Repeat runs in n times (at least once) on maps, which carry their state
-// from one run to the next as the repeats of one BPF_PROG_TEST_RUN do. It
-// returns the first run's result and whether every run executed the first
-// one's instructions without reading the clock or random numbers: whether
-// repeats time that one path.
+// Repeat runs in n times (at least once) as the repeats of one
+// BPF_PROG_TEST_RUN do: maps carry their state from one run to the next,
+// and so does the packet (the kernel runs every repeat on the buffer the
+// run before left: a program that marks a query as answered meets the
+// mark on its second run). It returns the first run's result and whether
+// every run executed the first one's instructions without reading the
+// clock or random numbers: whether repeats time that one path.
 func (it *Interp) Repeat(in Input, maps *Maps, n int) (*Result, bool, error) {
 	first, err := it.Run(in, maps)
 	if err != nil {
 		return nil, false, err
 	}
 	same := !first.Nondeterministic
+	prev := first
 	for k := 1; k < n && same; k++ {
-		res, err := it.Run(in, maps)
+		next := in
+		next.Packet = prev.Packet[prev.Meta:]
+		if len(next.Packet) < MinPacket || len(next.Packet) > MaxPacket {
+			return first, false, nil // a length a run cannot take: not the same path
+		}
+		res, err := it.Run(next, maps)
 		if err != nil {
 			return nil, false, err
 		}
 		same = !res.Nondeterministic && slices.Equal(res.Path, first.Path)
+		prev = res
 	}
 	return first, same, nil
 }
