@@ -2,6 +2,7 @@ package collect
 
 import (
 	"encoding/binary"
+	"strconv"
 	"testing"
 
 	"github.com/dpperf/dpperf/profile/analyze"
@@ -68,8 +69,11 @@ func TestInFlightCountsSlotsInUse(t *testing.T) {
 // of each period only (duty.go), and the program of the path's last event
 // stays attached until the requests started in the window have finished.
 // Every record must still hold one whole request: Q, G, D and C, in that
-// order. fio runs until records arrived (how many windows a run of a
-// fixed number of reads spans depends on the machine's speed).
+// order. Each fio run lasts longer than two periods, so that windows fall
+// inside it whatever the machine's speed: a run of a fixed number of reads
+// that a fast machine finished between two windows gave no record at all,
+// every time, since each run opens the collector (and its first window)
+// at the same moment before fio starts. fio runs until records arrived.
 func TestBPFDutyCycle(t *testing.T) {
 	needLive(t)
 	dev := loopDevice(t, 32)
@@ -90,8 +94,9 @@ func TestBPFDutyCycle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cmd := fio(dev, "4k", 8, 20000)
-		cmd.Args[len(cmd.Args)-1] = "--minimal"
+		cmd := fio(dev, "4k", 8, 0)
+		cmd.Args = append(cmd.Args[:len(cmd.Args)-2], "--time_based",
+			"--runtime="+strconv.FormatInt((2*dutyPeriod+dutyPeriod/2).Milliseconds(), 10)+"ms", "--minimal")
 		out := readDuring(t, c, cmd, func(r *analyze.Record) {
 			if r.Bytes != 4096 || r.Op != event.OpRead {
 				return // udev's probes
