@@ -9,5 +9,6 @@
 // the edge weight. Producing the next path at the sink extends only the
 // lists on the back-walk of the path just produced, so the (n+1)-th path
 // costs time independent of n. Elements share prefixes through back
-// pointers (24 bytes each, in chunks that are never copied); no path is ever materialised unless asked for.
+// pointers (24 bytes each, in chunks that are never copied); no path is
+// ever materialised unless asked for.
 package pathenum

@@ -172,9 +172,8 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		if err := c.provePending(ctx, 200*time.Millisecond); err != nil {
 			return Outcome{}, err
 		}
-		if n := ls.Covering(edges); n > 0 {
-			c.ByFamily++
-			return Outcome{Result: smt.Unsat, Prefix: n}, nil
+		if out, ok := c.inFamily(edges); ok {
+			return out, nil
 		}
 	}
 	if err := c.load(edges); err != nil {
@@ -200,13 +199,10 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		}
 		return Outcome{Result: res, Prefix: len(edges)}, err
 	}
-	if ls := c.opts.Lemmas; ls != nil && c.opts.Families {
-		// Another worker may have proven a family of this path while it
-		// was checked: nothing is left to learn from it.
-		if n := ls.Covering(edges); n > 0 {
-			c.ByFamily++
-			return Outcome{Result: smt.Unsat, Prefix: n}, nil
-		}
+	// Another worker may have proven a family of this path while it was
+	// checked: nothing is left to learn from it.
+	if out, ok := c.inFamily(edges); ok {
+		return out, nil
 	}
 	// Shorter prefixes are less constrained; proving one satisfiable can
 	// take far longer than refuting the path did (think of a hash the
@@ -244,6 +240,21 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return Outcome{Result: smt.Unsat, Prefix: hi}, nil
+}
+
+// inFamily refutes a path that a family proven impossible holds, with the
+// shortest prefix that takes the family's edges.
+func (c *Checker) inFamily(edges []int32) (Outcome, bool) {
+	ls := c.opts.Lemmas
+	if ls == nil || !c.opts.Families {
+		return Outcome{}, false
+	}
+	n := ls.Covering(edges)
+	if n == 0 {
+		return Outcome{}, false
+	}
+	c.ByFamily++
+	return Outcome{Result: smt.Unsat, Prefix: n}, true
 }
 
 // checkAt checks the prefix of the loaded path with n edges, within limit

@@ -90,11 +90,7 @@ func (c *Checker) Example(ctx context.Context) (*Example, error) {
 		return nil, err
 	}
 	ex.Minimal = minimal
-	if err := c.s.Push(); err != nil {
-		return nil, err
-	}
-	scopes++
-	if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+	if err := c.assume(lenIs(hi), &scopes); err != nil {
 		return nil, err
 	}
 	return c.fill(ctx, ex, st, int(hi), clocks, solver, &scopes, false)
@@ -117,11 +113,7 @@ func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []st
 	}
 	if !kept {
 		// The search's checks replaced the model: one at length hi.
-		if err := c.s.Push(); err != nil {
-			return nil, err
-		}
-		scopes++
-		if err := c.s.Send(fmt.Sprintf("(assert (= len %s))", konst(64, hi).s)); err != nil {
+		if err := c.assume(lenIs(hi), &scopes); err != nil {
 			return nil, err
 		}
 		if res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout); err != nil || res != smt.Sat || c.s != solver {
@@ -136,18 +128,14 @@ func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []st
 	if err != nil {
 		return nil, c.stalled(err, len(c.levels))
 	}
-	pins := append(slices.Clone(eqs), fmt.Sprintf("(= len %s)", konst(64, hi).s))
+	pins := append(slices.Clone(eqs), lenIs(hi))
 	for i, v := range vals {
 		pins = append(pins, "(= "+terms[i]+" "+v+")")
 	}
 	// With the preferences of fill first, which nearly every path meets,
 	// so that one check gives the example.
 	for _, extra := range [][]string{preferences(clocks), nil} {
-		if err := c.s.Push(); err != nil {
-			return nil, err
-		}
-		scopes++
-		if err := c.s.Send("(assert (and " + strings.Join(append(pins, extra...), " ") + "))"); err != nil {
+		if err := c.assume("(and "+strings.Join(append(pins, extra...), " ")+")", &scopes); err != nil {
 			return nil, err
 		}
 		res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
@@ -164,6 +152,18 @@ func (c *Checker) pinnedExample(ctx context.Context, st *state, eqs, clocks []st
 	}
 	return nil, nil
 }
+
+// assume asserts cond in a scope of its own, counted in scopes.
+func (c *Checker) assume(cond string, scopes *int) error {
+	if err := c.s.Push(); err != nil {
+		return err
+	}
+	*scopes++
+	return c.s.Send("(assert " + cond + ")")
+}
+
+// lenIs is the condition that the packet is n bytes long.
+func lenIs(n uint64) string { return "(= len " + konst(64, n).s + ")" }
 
 // preferences are what fill asks of an example where the path allows it:
 // a packet that arrives as BPF_PROG_TEST_RUN delivers it (the loopback
@@ -238,11 +238,8 @@ func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clock
 	// scope of its own, and the model of its check is the example's.
 	prefer := preferences(clocks)
 	// A model that already satisfies every preference needs no check.
-	for _, p := range prefer {
-		if !held {
-			break
-		}
-		ok, err := c.s.Holds(p)
+	for i := 0; held && i < len(prefer); i++ {
+		ok, err := c.s.Holds(prefer[i])
 		if err != nil {
 			return nil, c.stalled(err, len(c.levels))
 		}
@@ -253,10 +250,7 @@ func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clock
 		if c.s != solver || held {
 			break
 		}
-		if err := c.s.Push(); err != nil {
-			return nil, err
-		}
-		if err := c.s.Send("(assert " + p + ")"); err != nil {
+		if err := c.assume(p, scopes); err != nil {
 			return nil, err
 		}
 		res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
@@ -267,13 +261,13 @@ func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clock
 			break
 		}
 		if err == nil && res == smt.Sat {
-			*scopes++
 			modelled = true
 			continue
 		}
 		if err := c.s.Pop(); err != nil {
 			return nil, err
 		}
+		*scopes--
 		modelled = false
 	}
 	if !modelled || c.s != solver {
