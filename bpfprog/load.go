@@ -130,7 +130,8 @@ func specMaps(spec *ebpf.CollectionSpec) map[string]*Map {
 
 // New builds a program from instructions, for programs assembled in Go
 // rather than read from an object. maps describes the maps the
-// instructions reference by name.
+// instructions reference by name. Instructions and maps are checked as
+// the kernel checks them before it loads a program (an *InvalidError).
 func New(name string, typ ebpf.ProgramType, insns asm.Instructions, maps map[string]*Map) (*Program, error) {
 	if len(insns) == 0 {
 		return nil, fmt.Errorf("program %s has no instructions", name)
@@ -138,6 +139,9 @@ func New(name string, typ ebpf.ProgramType, insns asm.Instructions, maps map[str
 	p := &Program{File: name, Name: name, Type: typ, Insns: insns, Maps: map[string]*Map{}}
 	if err := p.index(maps); err != nil {
 		return nil, fmt.Errorf("program %s: %w", name, err)
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

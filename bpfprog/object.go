@@ -256,6 +256,9 @@ func (o *Object) program(opts Options) (*Program, error) {
 	if err := p.index(o.Maps); err != nil {
 		return nil, fmt.Errorf("program %s: %w", p.Name, err)
 	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

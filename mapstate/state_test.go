@@ -23,7 +23,7 @@ func testProg(t testing.TB) *bpfprog.Program {
 		"hash":  {Name: "hash", Type: ebpf.Hash, KeySize: 4, ValueSize: 8, MaxEntries: 16},
 		"pcpu":  {Name: "pcpu", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 8},
 		"arr":   {Name: "arr", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 4},
-		"lpm":   {Name: "lpm", Type: ebpf.LPMTrie, KeySize: 8, ValueSize: 4, MaxEntries: 16},
+		"lpm":   {Name: "lpm", Type: ebpf.LPMTrie, KeySize: 8, ValueSize: 4, MaxEntries: 16, Flags: 1},
 		"progs": {Name: "progs", Type: ebpf.ProgramArray, KeySize: 4, ValueSize: 4, MaxEntries: 4},
 	}
 	var insns asm.Instructions
