@@ -109,7 +109,7 @@ func (m *machine) mapArg(c *Call, op string) (*mapModel, error) { return m.mapAr
 func (m *machine) mapArgIn(c *Call, op string, reg int) (*mapModel, error) {
 	t := m.tags[reg]
 	if t == 0 || m.regions[t].kind != RegionMap {
-		return nil, fmt.Errorf("%s: %v: R%d is not a map pointer", where(m.it.prog, m.pc), c.Helper, reg)
+		return nil, m.it.prog.Invalid(m.pc, "%v: R%d is not a map pointer", c.Helper, reg)
 	}
 	mp := m.regions[t].mp
 	c.Map, c.Op = mp.name, op

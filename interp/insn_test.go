@@ -171,13 +171,13 @@ func TestAccessErrors(t *testing.T) {
 		want  string
 	}{
 		{"past data_end", asm.Instructions{asm.LoadMem(asm.R2, asm.R1, 0, asm.Word), asm.LoadMem(asm.R0, asm.R2, 63, asm.Half)},
-			"instruction 1: load of 2 bytes at offset 319 outside packet [256, 320)"},
-		{"below the stack", asm.Instructions{asm.LoadMem(asm.R0, asm.RFP, -520, asm.DWord)}, "instruction 0: load of 8 bytes at offset -8 outside stack"},
+			"insn 1: load of 2 bytes at offset 319 outside packet [256, 320)"},
+		{"below the stack", asm.Instructions{asm.LoadMem(asm.R0, asm.RFP, -520, asm.DWord)}, "insn 0: load of 8 bytes at offset -8 outside stack"},
 		{"null map value", asm.Instructions{
 			asm.StoreImm(asm.RFP, -4, 1, asm.Word), asm.LoadMapPtr(asm.R1, 0).WithReference("hash"),
 			asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -4), asm.FnMapLookupElem.Call(),
-			asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord)}, "instruction 5: load through a scalar (0x0)"},
-		{"store to ctx", asm.Instructions{asm.StoreImm(asm.R1, 0, 0, asm.Word)}, "instruction 0: store of 4 bytes at context offset 0"},
+			asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord)}, "insn 5: load through a scalar (0x0)"},
+		{"store to ctx", asm.Instructions{asm.StoreImm(asm.R1, 0, 0, asm.Word)}, "insn 0: store of 4 bytes at context offset 0"},
 		{"narrow ctx load", asm.Instructions{asm.LoadMem(asm.R0, asm.R1, 0, asm.Byte)}, "only 4-byte loads of xdp_md fields"},
 		{"map pointer deref", asm.Instructions{asm.LoadMapPtr(asm.R1, 0).WithReference("arr"), asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord)},
 			"load through a pointer to map arr"},
@@ -191,6 +191,10 @@ func TestAccessErrors(t *testing.T) {
 			_, err := asmRun(t, insns, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+			_, invalid := bpfprog.IsInvalid(err)
+			if bad := strings.Contains(c.want, "not modelled") || strings.Contains(c.want, "instructions"); invalid == bad {
+				t.Errorf("error %v: invalid program %v, want %v", err, invalid, !bad)
 			}
 		})
 	}

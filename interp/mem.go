@@ -31,8 +31,10 @@ func (m *machine) newRegion(r region) uint32 {
 }
 
 // accessError describes a bad memory access by the instruction at pc.
+// The verifier admits no program that can make one, so the program is
+// invalid input.
 func (m *machine) accessError(format string, args ...any) error {
-	return fmt.Errorf("%s: %s", where(m.it.prog, m.pc), fmt.Sprintf(format, args...))
+	return m.it.prog.Invalid(m.pc, format, args...)
 }
 
 // mem returns the size bytes at pointer (tag, v), checked against the

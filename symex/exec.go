@@ -83,6 +83,9 @@ func (m *machine) body(n cfg.NodeID) error {
 	}
 	for i := blk.First; i <= last; i++ {
 		if err := m.insn(i); err != nil {
+			if _, ok := bpfprog.IsInvalid(err); ok {
+				return err
+			}
 			return fmt.Errorf("%s: %w", m.where(i), err)
 		}
 	}
@@ -223,7 +226,7 @@ func (m *machine) ptrALU(ins asm.Instruction, alu asm.ALUOp, is32 bool, dst, src
 	case alu == asm.Mov && !is32:
 		st.regs[ins.Dst] = src
 	case is32:
-		return unsupported("32-bit arithmetic on a %s pointer", dst.reg)
+		return m.invalid("32-bit arithmetic on a %s pointer", dst.reg)
 	case dst.isPtr() && !src.isPtr() && (alu == asm.Add || alu == asm.Sub):
 		off, _ := b.alu(alu, false, dst.off, src.off)
 		st.regs[ins.Dst] = value{reg: dst.reg, obj: dst.obj, off: off, null: dst.null}
@@ -420,7 +423,7 @@ func (m *machine) load(p value, off int64, size int) (value, error) {
 	switch p.reg {
 	case regCtx:
 		if !at.known {
-			return value{}, unsupported("context read at a variable offset")
+			return value{}, m.invalid("context read at a variable offset")
 		}
 		return m.ctxLoad(int64(at.c), size)
 	case regPacket:
@@ -428,9 +431,12 @@ func (m *machine) load(p value, off int64, size int) (value, error) {
 	case regObj:
 		return scalar(b.zext(m.loadBytes(st.objs[p.obj].arr, at, size), 64)), nil
 	case regStack:
+		if err := m.inFrame(at, size); err != nil {
+			return value{}, err
+		}
 		return m.stackLoad(p.obj, at, size), nil
 	}
-	return value{}, unsupported("memory read through a %s", p.reg)
+	return value{}, m.invalid("memory read through a %s, not a pointer to memory", p.reg)
 }
 
 // store writes the low size bytes of v at p+off.
@@ -450,9 +456,25 @@ func (m *machine) store(p value, off int64, size int, v value) error {
 		o := &st.objs[p.obj]
 		o.arr = m.storeBytes(o.arr, at, size, v.off)
 	case regStack:
+		if err := m.inFrame(at, size); err != nil {
+			return err
+		}
 		m.stackStore(p.obj, at, size, v)
 	default:
-		return unsupported("memory write through a %s", p.reg)
+		return m.invalid("memory write through a %s, not a pointer to memory", p.reg)
+	}
+	return nil
+}
+
+// inFrame checks that an access of size bytes at a known stack offset
+// lies inside the frame, [-512, 0) from the frame pointer, as the
+// verifier demands.
+func (m *machine) inFrame(at term, size int) error {
+	if !at.known {
+		return nil
+	}
+	if off := int64(at.c); off < -stackSize || off+int64(size) > 0 {
+		return m.invalid("stack access of %d bytes at offset %d, outside the %d-byte frame", size, off, stackSize)
 	}
 	return nil
 }

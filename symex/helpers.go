@@ -117,7 +117,7 @@ func (m *machine) status(prefix string) value {
 func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	st, b := m.st, m.b
 	if mp.reg != regMap {
-		return value{}, unsupported("map lookup on a %s, not a map", mp.reg)
+		return value{}, m.invalid("map lookup on a %s, not a map", mp.reg)
 	}
 	if mp.obj < 0 || m.g.Maps[mp.obj] == nil {
 		m.note("lookup in an inner map: value unconstrained")

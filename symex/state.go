@@ -18,6 +18,10 @@ const (
 	regMap           // a map itself; obj is its index in Graph.Maps, -1 unknown
 )
 
+// stackSize is MAX_BPF_STACK, the bytes of one frame below its frame
+// pointer.
+const stackSize = 512
+
 var regionNames = [...]string{"scalar", "ctx", "packet", "stack", "map value", "map"}
 
 func (r region) String() string { return regionNames[r] }
@@ -153,4 +157,11 @@ func (s *state) newFrame() int {
 // unsupported reports an instruction or helper the executor cannot model.
 func unsupported(format string, args ...any) error {
 	return fmt.Errorf(format, args...)
+}
+
+// invalid reports an operation of the current instruction that the
+// kernel's verifier rejects (a pointer of the wrong type, a read through
+// a number): the program is bad input, not beyond the executor.
+func (m *machine) invalid(format string, args ...any) error {
+	return m.p.Invalid(m.cur, format, args...)
 }
