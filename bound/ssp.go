@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/pathenum"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
@@ -122,28 +123,8 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			defer ch.Close()
 			for j := range jobs {
 				v := verdict{rank: j.rank}
-				if needsLonger(ch, j) {
-					// Its bounds checks need packets too long to lower
-					// the bound, whether it can run or not.
-					v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
-					verdicts <- v
-					continue
-				}
-				v.out, v.err = ch.Check(limit, j.path.Edges)
-				if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
-					// Unsat with hashes left free stays unsat with
-					// their exact values: the path cannot lower the bound.
-					var res smt.Result
-					res, v.err = ch.Shorter(limit, j.below)
-					v.larger = res == smt.Unsat
-				}
-				if v.err == nil && v.out.Result == smt.Sat && !v.larger {
-					v.example, v.err = ch.Example(limit)
-					if errors.Is(v.err, symex.ErrHashRefuted) {
-						// Possible only with free hashes: refuted, no
-						// prefix pruned.
-						v.out, v.err = symex.Outcome{Result: smt.Unsat, Prefix: len(j.path.Edges)}, nil
-					}
+				if err := fail.Guard(func() error { check(limit, ch, j, &v); return nil }); err != nil {
+					v.err = err // a defect, reported without a stack trace
 				}
 				verdicts <- v
 			}
@@ -483,4 +464,30 @@ func (s *search) end(ctx context.Context) error {
 		return fmt.Errorf("no path of the program can run: every one of the %d paths is contradictory", s.stats.Checked)
 	}
 	return nil
+}
+
+// check decides one dispatched path on checker ch into v.
+func check(limit context.Context, ch *symex.Checker, j job, v *verdict) {
+	if needsLonger(ch, j) {
+		// Its bounds checks need packets too long to lower
+		// the bound, whether it can run or not.
+		v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
+		return
+	}
+	v.out, v.err = ch.Check(limit, j.path.Edges)
+	if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
+		// Unsat with hashes left free stays unsat with
+		// their exact values: the path cannot lower the bound.
+		var res smt.Result
+		res, v.err = ch.Shorter(limit, j.below)
+		v.larger = res == smt.Unsat
+	}
+	if v.err == nil && v.out.Result == smt.Sat && !v.larger {
+		v.example, v.err = ch.Example(limit)
+		if errors.Is(v.err, symex.ErrHashRefuted) {
+			// Possible only with free hashes: refuted, no
+			// prefix pruned.
+			v.out, v.err = symex.Outcome{Result: smt.Unsat, Prefix: len(j.path.Edges)}, nil
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package cfg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -35,6 +36,12 @@ var ErrTooLarge = errors.New("expanded graph too large")
 
 // Build expands p into its loop-free graph.
 func Build(p *bpfprog.Program, opts Options) (*Graph, error) {
+	return BuildContext(context.Background(), p, opts)
+}
+
+// BuildContext is Build that stops, with ctx's error, when ctx is done:
+// a program may unroll into millions of blocks.
+func BuildContext(ctx context.Context, p *bpfprog.Program, opts Options) (*Graph, error) {
 	if opts.MaxTrips <= 0 {
 		opts.MaxTrips = 1024
 	}
@@ -42,7 +49,7 @@ func Build(p *bpfprog.Program, opts Options) (*Graph, error) {
 		opts.MaxNodes = 4_000_000
 	}
 	g := &Graph{Prog: p}
-	x := &expander{g: g, p: p, opts: opts, mapID: map[string]int16{}, loops: map[string]int{}}
+	x := &expander{ctx: ctx, g: g, p: p, opts: opts, mapID: map[string]int16{}, loops: map[string]int{}}
 	for fi := range p.Funcs {
 		f, err := splitBlocks(p, fi)
 		if err != nil {
@@ -59,7 +66,7 @@ func Build(p *bpfprog.Program, opts Options) (*Graph, error) {
 	init.regs[asm.R10] = ptr(RegionStack, 0, 0)
 	exits, err := x.expandFunc(0, incoming{{from: g.Source, kind: EdgeEntry, st: init}}, 0)
 	if err != nil {
-		if errors.Is(err, ErrTooLarge) {
+		if errors.Is(err, ErrTooLarge) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
 		}
 		return nil, fail.Input(p.File, err)
@@ -85,6 +92,8 @@ type pending struct {
 type incoming []pending
 
 type expander struct {
+	ctx    context.Context // ends the expansion early
+	steps  int             // blocks expanded, for looking at ctx now and then
 	g      *Graph
 	p      *bpfprog.Program
 	opts   Options
@@ -165,6 +174,9 @@ func (x *expander) expandRegion(fc *funcCtx, r *Loop, entry int, in incoming, de
 				}
 			}
 			continue
+		}
+		if x.steps++; x.steps%1024 == 0 && x.ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("graph construction stopped after %d blocks: %w", len(x.g.Nodes), x.ctx.Err())
 		}
 		if len(x.g.Nodes) >= x.opts.MaxNodes {
 			return nil, nil, fmt.Errorf("%w: more than %d blocks after inlining and unrolling; bound loops lower", ErrTooLarge, x.opts.MaxNodes)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/smt"
@@ -162,7 +163,7 @@ func Compare(ctx context.Context, before, after *Interface, opts DiffOptions) (*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.examples(ctx, opts)
+			errs[i] = fail.Guard(func() error { return s.examples(ctx, opts) })
 		}()
 	}
 	wg.Wait()

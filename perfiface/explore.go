@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
 )
@@ -158,7 +159,11 @@ func Explore(ctx context.Context, g *cfg.Graph, opts ExploreOptions) (*Explorati
 			x.serve(sctx, c, end)
 		}()
 	}
-	root, err := x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat, 0)
+	var root *Node
+	err := fail.Guard(func() (err error) {
+		root, err = x.dfs(sctx, checkers[0], nil, g.Source, smt.Sat, 0)
+		return err
+	})
 	close(end)
 	wg.Wait()
 	stopProgress()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
@@ -204,7 +205,11 @@ func (r *refiner) work(ctx context.Context, c *symex.Checker) {
 			}
 		}
 		r.mu.Unlock()
-		sub, err := r.expand(ctx, c, n)
+		var sub *rnode
+		err := fail.Guard(func() (err error) {
+			sub, err = r.expand(ctx, c, n)
+			return err
+		})
 		r.mu.Lock()
 		r.busy--
 		switch {

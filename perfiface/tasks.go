@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 
+	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
 )
@@ -88,17 +89,21 @@ func (x *explorer) take() (*task, <-chan struct{}) {
 // run explores a claimed task on c.
 func (x *explorer) run(ctx context.Context, c *symex.Checker, t *task) {
 	defer close(t.done)
-	r := t.result
-	if !t.decided {
-		var err error
-		if r, err = x.extend(ctx, c, t.edges, t.parent); err != nil {
-			t.err = err
-			return
+	t.err = fail.Guard(func() error {
+		r := t.result
+		if !t.decided {
+			var err error
+			if r, err = x.extend(ctx, c, t.edges, t.parent); err != nil {
+				return err
+			}
 		}
-	}
-	if r != smt.Unsat {
-		t.node, t.err = x.dfs(ctx, c, t.edges, x.g.Edges[t.edges[len(t.edges)-1]].To, r, t.depth)
-	}
+		if r != smt.Unsat {
+			var err error
+			t.node, err = x.dfs(ctx, c, t.edges, x.g.Edges[t.edges[len(t.edges)-1]].To, r, t.depth)
+			return err
+		}
+		return nil
+	})
 }
 
 // await returns when t is done: the caller runs it if no one took it, and

@@ -176,7 +176,7 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 			return out, nil
 		}
 	}
-	if err := c.load(edges); err != nil {
+	if err := c.load(ctx, edges); err != nil {
 		var d *deadPrefix
 		if errors.As(err, &d) {
 			c.Folded++
@@ -481,7 +481,7 @@ func (d *deadPrefix) Error() string { return fmt.Sprintf("prefix of %d edges is 
 // prefix shared with the previous path. The solver receives the new levels
 // only when a check needs them (solverAt), so that the model of the last
 // check stays available to decide them (byModel).
-func (c *Checker) load(edges []int32) error {
+func (c *Checker) load(ctx context.Context, edges []int32) error {
 	common := 0
 	for common < len(c.path) && common < len(edges) && c.path[common] == edges[common] {
 		common++
@@ -498,6 +498,9 @@ func (c *Checker) load(edges []int32) error {
 		names, st = l.names, l.st
 	}
 	for i := common; i < len(edges); i++ {
+		if (i-common)%256 == 255 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		l, err := c.step(st, names, edges[i], i)
 		if err != nil {
 			return err
@@ -511,8 +514,8 @@ func (c *Checker) load(edges []int32) error {
 
 // loadLive loads edges and reports a prefix that folds to false as dead,
 // counted in Folded.
-func (c *Checker) loadLive(edges []int32) (dead bool, err error) {
-	err = c.load(edges)
+func (c *Checker) loadLive(ctx context.Context, edges []int32) (dead bool, err error) {
+	err = c.load(ctx, edges)
 	if isDead(err) {
 		c.Folded++
 		return true, nil
@@ -545,7 +548,7 @@ func (c *Checker) satByModel(n int) (bool, error) {
 // as the one before it, which the caller already knows. A condition that
 // folds to false answers Unsat without the solver.
 func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, decided bool, err error) {
-	if dead, err := c.loadLive(edges); dead || err != nil {
+	if dead, err := c.loadLive(ctx, edges); dead || err != nil {
 		return smt.Unsat, dead, err
 	}
 	n := len(edges)
@@ -570,7 +573,7 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 // the solver's last check shows it satisfiable, without a check of its
 // own. False decides nothing.
 func (c *Checker) Probe(edges []int32) (bool, error) {
-	if err := c.load(edges); err != nil {
+	if err := c.load(context.Background(), edges); err != nil {
 		if isDead(err) {
 			return false, nil // left for Extend to count
 		}
@@ -593,7 +596,7 @@ func (c *Checker) TestOnly() bool {
 // Infer says so without the solver. ok is false when it cannot tell; the
 // caller then asks with Extend.
 func (c *Checker) Infer(edges []int32, parent smt.Result) (res smt.Result, ok bool, err error) {
-	if dead, err := c.loadLive(edges); dead || err != nil {
+	if dead, err := c.loadLive(context.Background(), edges); dead || err != nil {
 		return smt.Unsat, dead, err
 	}
 	if !c.TestOnly() || parent == smt.Unsat {

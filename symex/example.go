@@ -496,7 +496,7 @@ func (c *Checker) Shorter(ctx context.Context, n int) (smt.Result, error) {
 // bounds checks allow, without the solver; false when the path could not
 // be loaded (a prefix that folds to false, which Check then reports).
 func (c *Checker) LeastLength(edges []int32) (int64, bool) {
-	if err := c.load(edges); err != nil || len(c.levels) == 0 {
+	if err := c.load(context.Background(), edges); err != nil || len(c.levels) == 0 {
 		return 0, false
 	}
 	return c.levels[len(c.levels)-1].st.lens.lo, true

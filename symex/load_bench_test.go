@@ -1,6 +1,7 @@
 package symex
 
 import (
+	"context"
 	"testing"
 
 	"github.com/dpperf/dpperf/internal/testobj"
@@ -21,7 +22,7 @@ func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
 		for _, p := range paths {
 			c.path, c.levels = nil, nil // from the source every time
-			_ = c.load(p)
+			_ = c.load(context.Background(), p)
 			edges += len(c.levels)
 		}
 	}

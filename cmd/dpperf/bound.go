@@ -115,9 +115,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	g, err := cfg.Build(prog, cfg.Options{Unroll: *unroll, LoopBounds: lb})
+	// The time limit holds for the whole run: graph, search and example.
+	bctx, cancel := limitRun(ctx, *timeLimit)
+	defer cancel()
+	g, err := cfg.BuildContext(bctx, prog, cfg.Options{Unroll: *unroll, LoopBounds: lb})
 	if err != nil {
-		return err
+		return stoppedEarly(ctx, err, *timeLimit)
 	}
 	t, err := loadTarget(ctx, *tgt, stderr)
 	if err != nil {
@@ -134,9 +137,9 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	w := bufio.NewWriter(dst)
 	var res *bound.Result
 	if *naive {
-		res, err = bound.Naive(ctx, costed, *paths)
+		res, err = bound.Naive(bctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: *timeLimit, MaxChecks: *maxChecks, MaxPacket: *maxPacket, WellFormed: *wellFormed,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: remaining(bctx), MaxChecks: *maxChecks, MaxPacket: *maxPacket, WellFormed: *wellFormed,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:

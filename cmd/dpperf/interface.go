@@ -64,9 +64,12 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 			return nil, err
 		}
 	}
-	g, err := cfg.Build(prog, cfg.Options{Unroll: f.unroll, LoopBounds: f.lb})
+	// The time limit holds from here: graph and exploration.
+	ectx, cancel := limitRun(ctx, f.timeLimit)
+	defer cancel()
+	g, err := cfg.BuildContext(ectx, prog, cfg.Options{Unroll: f.unroll, LoopBounds: f.lb})
 	if err != nil {
-		return nil, err
+		return nil, stoppedEarly(ctx, err, f.timeLimit)
 	}
 	workers := f.workers
 	if workers <= 0 {
@@ -92,12 +95,6 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 					prog.Name, p.Classes, res, p.Paths, p.Bounded, p.Checks, p.Elapsed.Seconds())
 			}
 		}
-	}
-	ectx := ctx
-	if f.timeLimit > 0 {
-		var cancel context.CancelFunc
-		ectx, cancel = context.WithTimeout(ctx, f.timeLimit)
-		defer cancel()
 	}
 	var ex *perfiface.Exploration
 	if f.coarse != nil {

@@ -35,17 +35,16 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *res < 0 {
 		return fail.Usagef("interface diff: --resolution must not be negative")
 	}
+	// --time-limit holds for the whole comparison: each program's
+	// exploration gets a third of it, the examples what is left.
+	cctx, cancel := limitRun(ctx, f.timeLimit)
+	defer cancel()
+	f.timeLimit /= 3
 	var its [2]*perfiface.Interface
 	for i, path := range pos {
-		if its[i], err = f.analyse(ctx, path, stderr); err != nil {
+		if its[i], err = f.analyse(cctx, path, stderr); err != nil {
 			return err
 		}
-	}
-	cctx := ctx
-	if f.timeLimit > 0 { // the examples get a time limit of their own
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, f.timeLimit)
-		defer cancel()
 	}
 	d, err := perfiface.Compare(cctx, its[0], its[1], perfiface.DiffOptions{Resolution: *res,
 		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}})

@@ -18,11 +18,16 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	ctx, dog := newWatchdog(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- fail.Guard(func() error { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+	}()
+	err := dog.wait(ctx, done)
 	stop()
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(err, errOverrun):
 		fmt.Fprintln(os.Stderr, "dpperf: interrupted")
 	default:
 		fmt.Fprintln(os.Stderr, "dpperf:", err)

@@ -8,6 +8,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // Exit codes of the dpperf command.
@@ -103,5 +106,48 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	default:
 		return ExitOther
+	}
+}
+
+// Guard runs f and turns a panic in it into an error of dpperf's own
+// (exit 3) that says where it happened, so that no input ends the process
+// with a stack trace. Goroutines that analyse input run their work under
+// it.
+func Guard(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &InternalError{Value: v, Where: panicSite()}
+		}
+	}()
+	return f()
+}
+
+// InternalError is a panic caught by Guard: a defect of dpperf.
+type InternalError struct {
+	Value any
+	Where string // function and line of the panic, "" when unknown
+}
+
+func (e *InternalError) Error() string {
+	if e.Where == "" {
+		return fmt.Sprintf("internal error: %v", e.Value)
+	}
+	return fmt.Sprintf("internal error: %v (in %s)", e.Value, e.Where)
+}
+
+// panicSite names the innermost frame of the panicking goroutine outside
+// the runtime and this package.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(3, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && !strings.Contains(f.Function, "internal/fail.") {
+			return fmt.Sprintf("%s, %s:%d", f.Function, filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
 	}
 }
