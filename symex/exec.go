@@ -194,7 +194,8 @@ func (m *machine) aluInsn(ins asm.Instruction) error {
 		}
 		return nil
 	}
-	if dst.isPtr() || src.isPtr() {
+	// A move of a number overwrites a pointer: plain arithmetic.
+	if src.isPtr() || (dst.isPtr() && alu != asm.Mov) {
 		return m.ptrALU(ins, alu, is32, dst, src)
 	}
 	if alu == asm.Mov && ins.Offset != 0 { // sign-extending move
