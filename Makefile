@@ -71,7 +71,20 @@ lint:
 unit:
 	$(GO) test -count=1 ./...
 
-test: setup bpf lint unit test-nvme-tcp
+test: setup bpf lint unit fuzz-smoke test-nvme-tcp
+
+# The pipeline's fuzz targets for a fixed number of executions (no clock):
+# object bytes through loading, graph, naive bounds and symbolic execution
+# (FuzzObject, no solver), and through every command that reads programs
+# with z3 (FuzzPipeline, slower); the interpreter against symbolic
+# execution on generated programs.
+FUZZ_EXECS     ?= 2000
+PIPELINE_EXECS ?= 40
+.PHONY: fuzz-smoke
+fuzz-smoke:
+	$(GO) test -run '^$$' -fuzz '^FuzzObject$$' -fuzztime $(FUZZ_EXECS)x ./bound/
+	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(PIPELINE_EXECS)x ./cmd/dpperf/
+	$(GO) test -run '^$$' -fuzz '^FuzzInterpAgreesWithSymex$$' -fuzztime $(FUZZ_EXECS)x ./symex/
 
 bench: setup build bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -81,7 +94,9 @@ bench: setup build bpf
 	scripts/bench-bound.sh $(BIN) $(BPF_OUT)
 
 # Timing evidence, never part of `make test` (it reads clocks): run it on an
-# otherwise idle machine. The calibrated host bound (--target host,
+# otherwise idle machine. First MUTANTS mutated objects through every command
+# with a time limit (docs/evidence/DATE-mutants.md: overruns, exit codes,
+# stack traces); then the calibrated host bound (--target host,
 # calibrated on first use) of every program below against REPS replays of
 # its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
 # (fails on a violated guarantee); then the profiler's timing tests
@@ -90,11 +105,14 @@ bench: setup build bpf
 # device and the NVMe/TCP guest, docs/evidence/model-fit-*-DATE.md).
 REPS            ?= 5
 EVIDENCE_TARGET ?= host
+MUTANTS         ?= 200
+MUTANT_OBJS     := $(filter-out %/test_xdp_noinline.o,$(wildcard $(BPF_OUT)/*.o)) $(wildcard /usr/lib/x86_64-linux-gnu/bpf/*.o)
 EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
                    $(filter-out %/xdpdump_bpf.o %/xdp-dispatcher.o,$(wildcard /usr/lib/x86_64-linux-gnu/bpf/*.o)) \
                    /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o:xdp_dispatcher \
                    $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v4 $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v6
 evidence: setup build bpf
+	$(GO) run ./internal/cmd/mutants -bin $(BIN) -n $(MUTANTS) -out docs/evidence $(MUTANT_OBJS)
 	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
 	$(GO) test -count=1 -tags evidence -run 'Contention|Wakes' ./profile/collect/
 	rm -rf build/nvme-tcp/evidence

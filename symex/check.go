@@ -668,6 +668,25 @@ func (c *Checker) exec(st *state, names int, notes map[string]bool, s famStep, i
 	return level{st: ns, text: out, names: names, asserts: m.asserted, testOnly: testOnly}, nil
 }
 
+// Describe executes a path of g symbolically, without a solver, and
+// returns the SMT commands of each edge and the notes on what the
+// execution over-approximated. A path that folds to false ends early with
+// a nil error; an invalid program is an *bpfprog.InvalidError.
+func Describe(g *cfg.Graph, opts Options, edges []int32) ([][]string, []string, error) {
+	if opts.MinPacket <= 0 {
+		opts.MinPacket = 60
+	}
+	if opts.MaxPacket <= 0 {
+		opts.MaxPacket = DefaultMaxPacket
+	}
+	c := &Checker{g: g, opts: opts, notes: map[string]bool{}, model: -1}
+	text, err := c.Describe(edges)
+	if isDead(err) {
+		err = nil
+	}
+	return text, c.Notes(), err
+}
+
 // Describe executes edges symbolically without the solver and returns the
 // SMT commands of each edge, as Text does for a loaded path. It leaves the
 // Checker's loaded path and solver untouched, so it works after the

@@ -1,0 +1,95 @@
+package bound
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/symex"
+	"github.com/dpperf/dpperf/target"
+)
+
+// FuzzObject takes object bytes through every step of the analyses that
+// needs no solver: loading with the kernel's encoding and map checks, the
+// graph, the naive bound under the x86-64 and the NFP target (its JIT
+// translation), and the symbolic execution of the slowest paths into SMT
+// text. Whatever the bytes: no panic, and every error is an input error
+// (exit 2) unless the graph grew past its (lowered) size limit.
+// Seeds: the small bundled examples and libxdp's filters.
+func FuzzObject(f *testing.F) {
+	for _, name := range []string{"fig2", "parser", "counter", "loop", "call", "legacy", "flowtable", "labels", "countmin", "dnscache", "quiclb", "ipv6ext_quic"} {
+		addObject(f, testobj.Built(f, name))
+	}
+	for _, name := range []string{"xdpfilt_alw_eth.o", "xdpfilt_dny_udp.o", "xdp-dispatcher.o"} {
+		addObject(f, filepath.Join(testobj.LibXDPDir, name))
+	}
+	var targets []*target.Target
+	for _, name := range []string{"x86-64", "nfp-agilio-cx"} {
+		t, err := target.Load(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		targets = append(targets, t)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := bpfprog.Open(bytes.NewReader(data), "fuzz.o")
+		if err != nil {
+			inputError(t, "open", err)
+			return
+		}
+		for _, e := range o.Entries {
+			p, err := o.Program(bpfprog.Options{Program: e.Name})
+			if err != nil {
+				inputError(t, "program", err)
+				continue
+			}
+			g, err := cfg.BuildContext(context.Background(), p, cfg.Options{MaxNodes: 20_000, MaxTrips: 64})
+			if errors.Is(err, cfg.ErrTooLarge) {
+				continue
+			}
+			if err != nil {
+				inputError(t, "graph", err)
+				continue
+			}
+			for _, tg := range targets {
+				o, err := NewOrdered(Cost(g, tg))
+				if err != nil {
+					t.Fatalf("%s: order: %v", tg.Name, err)
+				}
+				for range 3 {
+					path, ok := o.Next()
+					if !ok {
+						break
+					}
+					_, _, err := symex.Describe(g, symex.Options{}, path.Edges)
+					if _, invalid := bpfprog.IsInvalid(err); invalid && fail.ExitCode(err) != fail.ExitInput {
+						t.Fatalf("invalid program exits %d: %v", fail.ExitCode(err), err)
+					}
+				}
+			}
+		}
+	})
+}
+
+// inputError fails the test unless err is an input error (exit 2).
+func inputError(t *testing.T, step string, err error) {
+	t.Helper()
+	if code := fail.ExitCode(err); code != fail.ExitInput {
+		t.Fatalf("%s: exit %d: %v", step, code, err)
+	}
+}
+
+func addObject(f *testing.F, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+}
