@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"github.com/dpperf/dpperf/internal/bpftest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dpperf/dpperf/internal/bpftest"
 )
 
 // TestRecordTracepoints records real syscall tracepoints through BPF and
@@ -47,6 +48,10 @@ func TestRecordTracepoints(t *testing.T) {
 	}
 	if st.Events < calls {
 		t.Errorf("recorded %d events, want at least %d", st.Events, calls)
+	}
+	rc := readRecording(t, dir)
+	if rc.events != st.Events || rc.discarded != st.Lost {
+		t.Errorf("streams hold %d events, %d discarded; stats say %d, %d", rc.events, rc.discarded, st.Events, st.Lost)
 	}
 	bt, err := exec.LookPath("babeltrace2")
 	if err != nil {

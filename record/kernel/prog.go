@@ -18,8 +18,23 @@ const (
 	sampleHeader = 24
 	maxCapture   = 480
 	frameBase    = -(sampleHeader + maxCapture) // fp offset of the sample
-	lostKey      = frameBase - 4                // fp offset of the lost-map key
+	slotKey      = frameBase - 4                // fp offset of the per-CPU map's key
 )
+
+// cpuSlot is the value of the per-CPU map "dpperf_cpu", one per CPU:
+//
+//	+0  uint64 since: bpf_ktime_get_ns read just before the running
+//	    program of the recorder stamped its sample; 0 when none runs
+//	+8  uint64 lost: samples the ring buffer had no room for
+//
+// Tracepoint programs do not nest on a CPU (the kernel skips a program
+// while another one runs there), so one slot per CPU describes the only
+// program that can be between stamping and publishing a sample. The drain
+// reads since to know up to which time it has every sample (watermark).
+type cpuSlot struct {
+	Since uint64
+	Lost  uint64
+}
 
 // capture is how many record bytes to copy for f: the fixed part, plus
 // room for dynamic strings, at most maxCapture.
@@ -31,13 +46,26 @@ func capture(f *Format) int {
 	return min(max(n, 8), maxCapture)
 }
 
-// program builds the BPF program of tracepoint index idx: it copies the
-// record into a sample on the stack, outputs it to the ring buffer, and
-// counts a lost sample in the per-CPU lost map when the ring is full.
-func program(f *Format, idx int, ring, lost *ebpf.Map) (*ebpf.Program, error) {
+// program builds the BPF program of tracepoint index idx. It marks its
+// CPU's slot as running (an atomic exchange, so the mark is visible before
+// the timestamp is read), copies the record into a sample on the stack,
+// outputs it to the ring buffer, counts the sample in the slot's lost
+// counter when the ring is full, and clears the mark once the sample is
+// published (again an atomic exchange, ordered after the publication).
+func program(f *Format, idx int, ring, slots *ebpf.Map) (*ebpf.Program, error) {
 	n := capture(f)
 	insns := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
+		asm.StoreImm(asm.RFP, slotKey, 0, asm.Word),
+		asm.LoadMapPtr(asm.R1, slots.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, slotKey),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"),
+		asm.Mov.Reg(asm.R7, asm.R0),
+		asm.FnKtimeGetNs.Call(),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.Xchg.Mem(asm.R7, asm.R1, asm.DWord, 0),
 		asm.FnKtimeGetNs.Call(),
 		asm.StoreMem(asm.RFP, frameBase, asm.R0, asm.DWord),
 		asm.FnGetSmpProcessorId.Call(),
@@ -56,16 +84,12 @@ func program(f *Format, idx int, ring, lost *ebpf.Map) (*ebpf.Program, error) {
 		asm.Mov.Imm(asm.R3, int32(sampleHeader+n)),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
-		asm.JEq.Imm(asm.R0, 0, "exit"),
-		asm.StoreImm(asm.RFP, lostKey, 0, asm.Word),
-		asm.LoadMapPtr(asm.R1, lost.FD()),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, lostKey),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "exit"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.JEq.Imm(asm.R0, 0, "done"),
+		asm.LoadMem(asm.R1, asm.R7, 8, asm.DWord),
 		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.StoreMem(asm.R7, 8, asm.R1, asm.DWord),
+		asm.Mov.Imm(asm.R1, 0).WithSymbol("done"),
+		asm.Xchg.Mem(asm.R7, asm.R1, asm.DWord, 0),
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"),
 		asm.Return(),
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,43 +32,50 @@ type Options struct {
 	ClockOffsetNs int64
 }
 
-// Stats count what a kernel recording wrote.
+// Stats count what a kernel recording wrote. Lost counts every event the
+// recording does not hold: Missed and Late are parts of it.
 type Stats struct {
 	Dir         string   `json:"dir"`
 	Tracepoints []string `json:"tracepoints"`
 	Events      uint64   `json:"events"`
 	Lost        uint64   `json:"events_discarded"`
+	// Missed counts the tracepoint hits the kernel did not run the
+	// recorder's program for, because a BPF program (usually one of the
+	// recorder's, interrupted by the hit) was already running on that CPU.
+	Missed uint64 `json:"missed"`
+	// Late counts samples that arrived after their stream's packets had
+	// passed their time; the watermark rules them out.
+	Late uint64 `json:"late"`
 }
+
+// MissedStream is the name of the stream that counts the Missed events in
+// its packets' events_discarded: the kernel counts them per program, not
+// per CPU, so no CPU stream can. It holds no events.
+const MissedStream = "missed"
 
 // Recorder records a set of tracepoints.
 type Recorder struct {
 	formats []*Format
 	classes []ctf.EventClass
 	ring    *ebpf.Map
-	lost    *ebpf.Map
+	slots   *ebpf.Map // per-CPU cpuSlot
 	progs   []*ebpf.Program
 	links   []link.Link
 	rd      *ringbuf.Reader
 	opts    Options
+	start   uint64 // monotonic ns before the programs were attached
 	streams map[uint32]*cpuStream
-	lostSum []uint64
-	stop    atomic.Bool
-	stopped bool
-	done    chan error
-	mu      sync.Mutex
-	stats   Stats
-}
-
-type cpuStream struct {
-	file    *os.File
-	ctf     *ctf.Stream
-	pending []sample
-	lastEnd uint64
-}
-
-type sample struct {
-	ts uint64
-	ev []byte
+	missed  *cpuStream
+	lostSum []uint64 // per CPU, ring losses counted so far
+	// unwritten counts samples whose stream file could not be created.
+	unwritten uint64
+	misses    uint64 // the programs' recursion misses counted so far
+	mark      uint64 // the watermark
+	stop      atomic.Bool
+	stopped   bool
+	done      chan error
+	mu        sync.Mutex
+	stats     Stats
 }
 
 // Open reads the formats of the tracepoints ("category:name") and loads
@@ -121,12 +127,12 @@ func (r *Recorder) Start(opts Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("create ring buffer: %w", err)
 	}
-	r.lost, err = ebpf.NewMap(&ebpf.MapSpec{Name: "dpperf_lost", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1})
+	r.slots, err = ebpf.NewMap(&ebpf.MapSpec{Name: "dpperf_cpu", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: uint32(binary.Size(cpuSlot{})), MaxEntries: 1})
 	if err != nil {
-		return fmt.Errorf("create lost counter: %w", err)
+		return fmt.Errorf("create per-CPU slots: %w", err)
 	}
 	for i, f := range r.formats {
-		p, err := program(f, i, r.ring, r.lost)
+		p, err := program(f, i, r.ring, r.slots)
 		if err != nil {
 			return err
 		}
@@ -136,6 +142,8 @@ func (r *Recorder) Start(opts Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("open ring buffer: %w", err)
 	}
+	r.start = trace.NowNanos()
+	r.mark = r.start
 	for i, f := range r.formats {
 		l, err := link.Tracepoint(f.Category, f.Name, r.progs[i], nil)
 		if err != nil {
@@ -193,118 +201,13 @@ func (r *Recorder) release() {
 	if r.ring != nil {
 		r.ring.Close()
 	}
-	if r.lost != nil {
-		r.lost.Close()
+	if r.slots != nil {
+		r.slots.Close()
 	}
 	for _, s := range r.streams {
 		s.file.Close()
 	}
-}
-
-func (r *Recorder) loop() error {
-	var rec ringbuf.Record
-	for {
-		stopping := r.stop.Load()
-		deadline := time.Now().Add(r.opts.Period)
-		if stopping {
-			deadline = time.Now()
-		}
-		r.rd.SetDeadline(deadline)
-		for {
-			err := r.rd.ReadInto(&rec)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("read ring buffer: %w", err)
-			}
-			r.add(rec.RawSample)
-		}
-		if err := r.flush(); err != nil {
-			return err
-		}
-		if stopping {
-			return nil
-		}
+	if r.missed != nil {
+		r.missed.file.Close()
 	}
-}
-
-// add decodes one sample into a CTF event of its CPU's stream.
-func (r *Recorder) add(s []byte) {
-	if len(s) < sampleHeader {
-		return
-	}
-	le := binary.LittleEndian
-	ts, cpu, idx, pidTgid := le.Uint64(s), le.Uint32(s[8:]), le.Uint32(s[12:]), le.Uint64(s[16:])
-	if int(idx) >= len(r.formats) {
-		return
-	}
-	ev := ctf.AppendEventHeader(nil, uint8(ctf.FirstCustomID+idx), ts)
-	ev = le.AppendUint32(ev, uint32(pidTgid))
-	ev = le.AppendUint32(ev, uint32(pidTgid>>32))
-	ev = r.formats[idx].AppendFields(ev, s[sampleHeader:])
-	st := r.stream(cpu)
-	if st != nil {
-		st.pending = append(st.pending, sample{ts, ev})
-	}
-}
-
-func (r *Recorder) stream(cpu uint32) *cpuStream {
-	if s := r.streams[cpu]; s != nil {
-		return s
-	}
-	name := fmt.Sprintf("cpu%d", cpu)
-	f, err := os.OpenFile(filepath.Join(r.opts.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil
-	}
-	s := &cpuStream{file: f, ctf: ctf.NewStream(f, Label, name)}
-	r.streams[cpu] = s
-	return s
-}
-
-// flush writes one packet per CPU with the samples read since the last
-// flush, sorted by time, and the samples lost meanwhile.
-func (r *Recorder) flush() error {
-	var perCPU []uint64
-	if err := r.lost.Lookup(uint32(0), &perCPU); err != nil {
-		return fmt.Errorf("read lost counter: %w", err)
-	}
-	if r.lostSum == nil {
-		r.lostSum = make([]uint64, len(perCPU))
-	}
-	now := trace.NowNanos()
-	var events, lost uint64
-	for cpu, v := range perCPU {
-		delta := v - r.lostSum[cpu]
-		r.lostSum[cpu] = v
-		st := r.streams[uint32(cpu)]
-		if st == nil && delta > 0 {
-			st = r.stream(uint32(cpu))
-		}
-		if st == nil || (len(st.pending) == 0 && delta == 0) {
-			continue
-		}
-		sort.SliceStable(st.pending, func(i, j int) bool { return st.pending[i].ts < st.pending[j].ts })
-		var buf []byte
-		end := now
-		for _, p := range st.pending {
-			ts := max(p.ts, st.lastEnd)
-			ctf.SetEventTimestamp(p.ev, ts)
-			end = max(end, ts)
-			buf = append(buf, p.ev...)
-		}
-		if err := st.ctf.WritePacket(st.lastEnd, end, delta, buf); err != nil {
-			return fmt.Errorf("write kernel packet: %w", err)
-		}
-		st.lastEnd = end
-		events += uint64(len(st.pending))
-		lost += delta
-		st.pending = st.pending[:0]
-	}
-	r.mu.Lock()
-	r.stats.Events += events
-	r.stats.Lost += lost
-	r.mu.Unlock()
-	return nil
 }
