@@ -42,8 +42,9 @@ func (g *gen) boundsCheck() {
 	}
 }
 
-// varPointer emits "v = s & M; q = p + v": a packet pointer at a bounded
-// variable offset, a new base that needs a bounds check of its own.
+// varPointer emits "v = s & M; q = p + v" (or v + p): a packet pointer
+// at a bounded variable offset, a new base that needs a bounds check of
+// its own.
 func (g *gen) varPointer() {
 	s, ok1 := g.pick(isScalar)
 	p, ok2 := g.pick(func(r reg) bool { return r.k == kPkt })
@@ -52,7 +53,7 @@ func (g *gen) varPointer() {
 		return
 	}
 	v := g.dst(p)
-	q := g.dst(v)
+	q := g.dst(v, p)
 	masks := []int32{1, 3, 7, 15, 31, 63, 255}
 	g.emit(asm.Mov.Reg(v, s))
 	if g.bit() {
@@ -61,8 +62,13 @@ func (g *gen) varPointer() {
 		g.emit(asm.And.Imm(v, masks[g.n(len(masks))]))
 	}
 	g.st.r[v] = reg{k: kScalar}
-	g.emit(asm.Mov.Reg(q, p))
-	g.emit(asm.Add.Reg(q, v))
+	if g.bit() {
+		g.emit(asm.Mov.Reg(q, p))
+		g.emit(asm.Add.Reg(q, v))
+	} else { // the number first: q = v + p
+		g.emit(asm.Mov.Reg(q, v))
+		g.emit(asm.Add.Reg(q, p))
+	}
 	g.ids++
 	g.st.r[q] = reg{k: kPkt, id: g.ids}
 }
@@ -234,4 +240,30 @@ func (g *gen) ctxLoad() {
 	d := g.dst()
 	g.emit(asm.LoadMem(d, c, f.off, asm.Word))
 	g.st.r[d] = f.r
+}
+
+// ptrArith moves a packet pointer by a constant, or takes the difference
+// of two packet pointers (data_end - p: what is left of the packet).
+func (g *gen) ptrArith() {
+	p, ok := g.pick(func(r reg) bool { return r.k == kPkt })
+	if !ok {
+		g.alu()
+		return
+	}
+	if e, ok := g.pick(func(r reg) bool { return r.k == kEnd }); ok && g.bit() && g.room(2) {
+		d := g.dst(p)
+		g.emit(asm.Mov.Reg(d, e))
+		g.emit(asm.Sub.Reg(d, p))
+		g.st.r[d] = reg{k: kScalar}
+		return
+	}
+	n := int16(g.n(80)) - 16
+	r := g.st.r[p]
+	if g.bit() {
+		g.emit(asm.Add.Imm(p, int32(n)))
+	} else {
+		g.emit(asm.Sub.Imm(p, int32(-n)))
+	}
+	r.off += n
+	g.st.r[p] = r
 }

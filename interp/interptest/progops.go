@@ -20,7 +20,7 @@ func (g *gen) step() {
 		g.seed()
 		return
 	}
-	switch g.n(24) {
+	switch g.n(26) {
 	case 4:
 		g.emitTo(g.dst(), kScalar, asm.LoadImm(0, int64(g.bytes(8)), asm.DWord))
 	case 5:
@@ -43,8 +43,10 @@ func (g *gen) step() {
 		g.ctxLoad()
 	case 21:
 		g.exitOrJa()
-	case 22:
+	case 22, 23:
 		g.atomic()
+	case 24:
+		g.ptrArith()
 	default:
 		g.alu()
 	}
@@ -181,27 +183,55 @@ func (g *gen) exitOrJa() {
 	g.live = false
 }
 
-// epilogue sets R0 from a number (as it is, in 32 bits, with its high
-// half folded into the low one, or masked to an XDP action) and exits.
+// epilogue sets R0 and exits: most often to a digest of every number
+// the program holds in registers and in the stack, so that a wrong value
+// anywhere shows in the verdict; otherwise to one number as it is, in 32
+// bits, with its high half folded into the low one, or masked to an XDP
+// action.
 func (g *gen) epilogue() {
 	x, ok := g.pick(isScalar)
-	mode := g.n(5)
+	mode := g.n(8)
 	switch {
+	case mode >= 4:
+		g.digest()
 	case !ok:
 		g.emit(asm.Mov.Imm(asm.R0, g.imm()))
 	case mode == 0:
 		g.emit(asm.Mov.Reg(asm.R0, x))
 	case mode == 1:
 		g.emit(asm.Mov.Reg32(asm.R0, x))
-	case mode == 2:
+	case mode == 2 && x != asm.R0:
 		g.emit(asm.Mov.Reg(asm.R0, x))
 		g.emit(asm.RSh.Imm(asm.R0, 32))
 		g.emit(asm.Xor.Reg(asm.R0, x))
-	case mode == 3:
+	default:
 		g.emit(asm.Mov.Reg(asm.R0, x))
 		g.emit(asm.And.Imm(asm.R0, 3))
-	case g.st.r[0].k != kScalar:
-		g.emit(asm.Mov.Reg(asm.R0, x))
 	}
 	g.emit(asm.Return())
+}
+
+// digest folds every number in R0-R9 and every written 8-byte stack
+// slot into R0 (r0 = r0 * K + x), then the high half into the low one.
+func (g *gen) digest() {
+	const k = -0x61c88647 // odd: the multiplication loses nothing
+	if g.st.r[0].k != kScalar {
+		g.emit(asm.Mov.Imm(asm.R0, g.imm()))
+	}
+	for r := asm.R1; r <= asm.R9; r++ {
+		if g.st.r[r].k == kScalar {
+			g.emit(asm.Mul.Imm(asm.R0, k))
+			g.emit(asm.Add.Reg(asm.R0, r))
+		}
+	}
+	for at := 0; at < stackWin; at += 8 {
+		if g.written(at, 8) {
+			g.emit(asm.LoadMem(asm.R1, asm.R10, int16(at-stackWin), asm.DWord))
+			g.emit(asm.Mul.Imm(asm.R0, k))
+			g.emit(asm.Add.Reg(asm.R0, asm.R1))
+		}
+	}
+	g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+	g.emit(asm.RSh.Imm(asm.R1, 32))
+	g.emit(asm.Xor.Reg(asm.R0, asm.R1))
 }

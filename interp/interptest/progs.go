@@ -11,16 +11,19 @@ import (
 
 // GenProgram builds an XDP program from bytes (a fuzzer's input), for
 // differential tests of the engines that evaluate instructions: ALU32 and
-// ALU64 operations with registers and immediates, byte swaps, 64-bit immediates, conditional forward jumps (every
-// comparison, 32 and 64 bit, immediate and register), packet loads and
-// stores after a bounds check against data_end (at constant offsets, and
-// at a bounded variable one), context loads, stack stores and loads,
-// pointer spills, and exits. Every byte string gives a program, the same
-// one each time, that the verifier would accept in spirit: registers are
-// written before they are read, packet accesses lie within a checked
-// range, stack accesses are aligned and read only bytes written before,
-// shifts by an immediate stay below the width, divisions by an immediate
-// are by a non-zero one, jumps go forward and no instruction is dead.
+// ALU64 operations with registers and immediates, byte swaps, 64-bit
+// immediates, conditional forward jumps (every comparison, 32 and 64 bit,
+// immediate and register), packet loads (sign-extending too) and stores
+// after a bounds check against data_end (at constant offsets, and at a
+// bounded variable one), packet pointer arithmetic, context loads, stack
+// stores and loads, pointer spills, atomics on the stack, and exits; the
+// last exit mostly returns a digest of every number the program holds.
+// Every byte string gives a program, the same one each time, that the
+// verifier would accept in spirit: registers are written before they are
+// read, packet accesses lie within a checked range, stack accesses are
+// aligned and read only bytes written before, shifts by an immediate stay
+// below the width, divisions by an immediate are by a non-zero one, jumps
+// go forward (never to the next instruction) and no instruction is dead.
 func GenProgram(data []byte) (*bpfprog.Program, error) {
 	return bpfprog.New("gen", ebpf.XDP, GenInsns(data), nil)
 }
@@ -82,7 +85,7 @@ type reg struct {
 }
 
 const (
-	stackWin = 64 // bytes below the frame pointer the programs use
+	stackWin = 32 // bytes below the frame pointer the programs use
 	maxBases = 8  // bases of packet pointers (data and variable offsets)
 )
 
