@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the mutations")
 	limit := fs.Duration("limit", 3*time.Second, "--time-limit of the analyses")
 	out := fs.String("out", "", "write the report to `DIR`/DATE-mutants.md (default: stdout only)")
+	keep := fs.String("keep", "", "copy the mutants of notable runs (overrun, killed, exit 3, stack trace) into `DIR`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +76,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 			r := runOne(ctx, *bin, args, c.timed, *limit)
 			r.mutant = fmt.Sprintf("%s %s", filepath.Base(o.path), how)
+			if *keep != "" && rep.notable(r) {
+				kept := filepath.Join(*keep, fmt.Sprintf("m%04d-%s", i, filepath.Base(o.path)))
+				if err := os.WriteFile(kept, data, 0o644); err != nil {
+					return err
+				}
+				r.mutant += " (" + kept + ")"
+			}
 			rep.add(c.name, r)
 		}
 		if (i+1)%25 == 0 {

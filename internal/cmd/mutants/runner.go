@@ -86,6 +86,12 @@ type report struct {
 	invalid3 []result       // invalid programs that did not exit 2
 }
 
+// notable reports a run worth keeping its mutant for.
+func (r *report) notable(res result) bool {
+	timed := strings.Contains(strings.Join(res.args, " "), "--time-limit")
+	return res.killed || res.trace || res.code == 3 || timed && res.wall > r.limit+time.Second
+}
+
 func (r *report) add(cmd string, res result) {
 	r.runs++
 	if r.exits[cmd] == nil {
