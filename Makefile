@@ -83,6 +83,7 @@ PIPELINE_EXECS ?= 40
 .PHONY: fuzz-smoke
 fuzz-smoke:
 	$(GO) test -run '^$$' -fuzz '^FuzzObject$$' -fuzztime $(FUZZ_EXECS)x ./bound/
+	$(GO) test -run '^$$' -fuzz '^FuzzInstructions$$' -fuzztime $(FUZZ_EXECS)x ./bound/
 	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(PIPELINE_EXECS)x ./cmd/dpperf/
 	$(GO) test -run '^$$' -fuzz '^FuzzInterpAgreesWithSymex$$' -fuzztime $(FUZZ_EXECS)x ./symex/
 

@@ -190,7 +190,7 @@ func jumpEncoding(ins asm.Instruction) string {
 			return "BPF_CALL uses reserved fields (src)"
 		}
 	case asm.Exit:
-		if reg || ins.Src != 0 || ins.Dst != 0 || ins.Offset != 0 || ins.Constant != 0 {
+		if reg || ins.Src != 0 || ins.Dst != 0 || ins.Constant != 0 { // the kernel ignores off
 			return "BPF_EXIT uses reserved fields"
 		}
 	case asm.Ja:
