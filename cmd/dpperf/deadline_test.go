@@ -41,8 +41,10 @@ func TestWatchdogAfterTimeLimit(t *testing.T) {
 // A panic in guarded work is an internal error naming where it happened.
 func TestGuardTurnsPanicsIntoErrors(t *testing.T) {
 	err := fail.Guard(func() error {
-		var m map[string]int
-		m["x"]++
+		var counts []int
+		for i := range 3 {
+			counts[i]++ // index out of range
+		}
 		return nil
 	})
 	var ie *fail.InternalError
