@@ -142,7 +142,7 @@ func interpProgram(insns asm.Instructions, maps []mapDef) (*bpfprog.Program, err
 	}
 	pm := map[string]*bpfprog.Map{}
 	for _, m := range maps {
-		pm[m.name] = &bpfprog.Map{Name: m.name, Type: m.typ, KeySize: m.key, ValueSize: m.value, MaxEntries: m.max}
+		pm[m.name] = &bpfprog.Map{Name: m.name, Type: m.typ, KeySize: m.key, ValueSize: m.value, MaxEntries: m.max, Flags: m.flags}
 	}
 	return bpfprog.New("calib", ebpf.XDP, insns, pm)
 }
