@@ -79,7 +79,7 @@ test: setup bpf lint unit fuzz-smoke test-nvme-tcp
 # with z3 (FuzzPipeline, slower); the interpreter against symbolic
 # execution on generated programs.
 FUZZ_EXECS     ?= 2000
-PIPELINE_EXECS ?= 40
+PIPELINE_EXECS ?= 20
 .PHONY: fuzz-smoke
 fuzz-smoke:
 	$(GO) test -run '^$$' -fuzz '^FuzzObject$$' -fuzztime $(FUZZ_EXECS)x ./bound/

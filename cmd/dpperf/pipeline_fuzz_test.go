@@ -41,8 +41,10 @@ func FuzzPipeline(f *testing.F) {
 		for _, args := range [][]string{
 			{"programs", obj},
 			{"bound", "--naive", "--target", "x86-64", obj},
-			{"bound", "--target", "x86-64", "--workers", "1", "--max-checks", "3", "--solver-timeout", "1s", obj},
-			{"interface", "--workers", "1", "--max-paths", "8", "--max-depth", "6", obj},
+			// The limits only cap a run; what is checked holds however
+			// far it got.
+			{"bound", "--target", "x86-64", "--workers", "1", "--max-checks", "3", "--solver-timeout", "1s", "--time-limit", "2s", obj},
+			{"interface", "--workers", "1", "--max-paths", "8", "--max-depth", "6", "--time-limit", "2s", obj},
 		} {
 			err := fail.Guard(func() error { return run(context.Background(), args, io.Discard, io.Discard) })
 			if err == nil {
