@@ -82,10 +82,10 @@ FUZZ_EXECS     ?= 2000
 PIPELINE_EXECS ?= 20
 .PHONY: fuzz-smoke
 fuzz-smoke:
-	$(GO) test -run '^$$' -fuzz '^FuzzObject$$' -fuzztime $(FUZZ_EXECS)x ./bound/
-	$(GO) test -run '^$$' -fuzz '^FuzzInstructions$$' -fuzztime $(FUZZ_EXECS)x ./bound/
-	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(PIPELINE_EXECS)x ./cmd/dpperf/
-	$(GO) test -run '^$$' -fuzz '^FuzzInterpAgreesWithSymex$$' -fuzztime $(FUZZ_EXECS)x ./symex/
+	$(GO) test -run '^$$' -fuzz '^FuzzObject$$' -fuzztime $(FUZZ_EXECS)x -fuzzminimizetime 5x ./bound/
+	$(GO) test -run '^$$' -fuzz '^FuzzInstructions$$' -fuzztime $(FUZZ_EXECS)x -fuzzminimizetime 5x ./bound/
+	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(PIPELINE_EXECS)x -fuzzminimizetime 5x ./cmd/dpperf/
+	$(GO) test -run '^$$' -fuzz '^FuzzInterpAgreesWithSymex$$' -fuzztime $(FUZZ_EXECS)x -fuzzminimizetime 5x ./symex/
 
 bench: setup build bpf
 	$(GO) test -run '^$$' -bench . -benchmem ./...
