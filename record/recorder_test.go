@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -20,10 +21,16 @@ func babeltrace(t *testing.T, dir string) (map[string][]string, []string) {
 	if err != nil {
 		t.Fatal("babeltrace2 is required (scripts/setup.sh installs it)")
 	}
-	out, err := exec.Command(bt, dir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("babeltrace2 %s: %v\n%.2000s", dir, err, out)
+	// Events come on stdout, warnings (discarded events) on stderr: kept
+	// apart, as a warning written while stdout's buffer holds half a line
+	// would otherwise land inside an event's line.
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bt, dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("babeltrace2 %s: %v\n%.2000s", dir, err, stderr.String())
 	}
+	out := stdout.Bytes()
 	events := map[string][]string{}
 	var other []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -36,6 +43,9 @@ func babeltrace(t *testing.T, dir string) (map[string][]string, []string) {
 			}
 		}
 		other = append(other, l)
+	}
+	if e := strings.TrimSpace(stderr.String()); e != "" {
+		other = append(other, strings.Split(e, "\n")...)
 	}
 	return events, other
 }
