@@ -175,6 +175,21 @@ func (p *Program) index(maps map[string]*Map) error {
 	return nil
 }
 
+// JumpTarget returns the index of the instruction the jump at i lands on
+// (its offset counts raw 8-byte slots; a 32-bit JA carries it in imm).
+// raw is the slot it names; ok is false when no instruction starts there:
+// outside the program, or the second half of a 64-bit immediate load.
+func (p *Program) JumpTarget(i int) (t int, raw int64, ok bool) {
+	ins := p.Insns[i]
+	off := int64(ins.Offset)
+	if ins.OpCode.Class() == asm.Jump32Class && ins.OpCode.JumpOp() == asm.Ja {
+		off = ins.Constant
+	}
+	raw = int64(p.Offsets[i]) + 1 + off
+	t = sort.Search(len(p.Offsets), func(k int) bool { return int64(p.Offsets[k]) >= raw })
+	return t, raw, t < len(p.Offsets) && int64(p.Offsets[t]) == raw
+}
+
 // FuncOf returns the index in Funcs of the function holding instruction i.
 func (p *Program) FuncOf(i int) int {
 	return sort.Search(len(p.Funcs), func(f int) bool { return p.Funcs[f].End > i })

@@ -28,15 +28,11 @@ func (p *Program) validate() error {
 	if len(p.Insns) > maxInsns {
 		return p.Invalid(-1, "%d instructions, more than the kernel's limit of %d", len(p.Insns), maxInsns)
 	}
-	starts := make(map[asm.RawInstructionOffset]int, len(p.Insns))
-	for i := range p.Insns {
-		starts[p.Offsets[i]] = i
-	}
 	for i := range p.Insns {
 		if msg := p.encoding(i); msg != "" {
 			return p.Invalid(i, "%s", msg)
 		}
-		if msg := p.control(i, starts); msg != "" {
+		if msg := p.control(i); msg != "" {
 			return p.Invalid(i, "%s", msg)
 		}
 	}
@@ -255,7 +251,7 @@ func (p *Program) ldEncoding(ins asm.Instruction) string {
 
 // control checks that jumps land on an instruction of their own function
 // and that calls name a function of the program.
-func (p *Program) control(i int, starts map[asm.RawInstructionOffset]int) string {
+func (p *Program) control(i int) string {
 	ins := p.Insns[i]
 	if !ins.OpCode.Class().IsJump() {
 		return ""
@@ -269,14 +265,9 @@ func (p *Program) control(i int, starts map[asm.RawInstructionOffset]int) string
 		}
 		return ""
 	}
-	off := int64(ins.Offset)
-	if ins.OpCode.Class() == asm.Jump32Class && ins.OpCode.JumpOp() == asm.Ja {
-		off = ins.Constant
-	}
-	raw := int64(p.Offsets[i]) + 1 + off
+	t, raw, ok := p.JumpTarget(i)
 	last := len(p.Insns) - 1
 	end := int64(p.Offsets[last]) + int64(p.Insns[last].Size()/asm.InstructionSize)
-	t, ok := starts[asm.RawInstructionOffset(raw)]
 	switch {
 	case !ok && raw >= 0 && raw < end:
 		return "jump into the middle of a 64-bit immediate load"

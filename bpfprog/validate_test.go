@@ -180,3 +180,30 @@ func TestMapLimits(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// JumpTarget counts offsets in raw slots, so a 64-bit immediate load
+// between a jump and its target counts twice; a 32-bit JA carries its
+// offset in imm; a slot inside a load is no instruction.
+func TestJumpTarget(t *testing.T) {
+	insns := asm.Instructions{
+		{OpCode: asm.JEq.Op(asm.ImmSource), Dst: asm.R1, Offset: 2}, // over the 16-byte load
+		asm.LoadImm(asm.R2, 1<<40, asm.DWord),
+		{OpCode: asm.OpCode(asm.Jump32Class).SetJumpOp(asm.Ja), Constant: -4}, // back to 0
+		{OpCode: asm.JEq.Op(asm.ImmSource), Dst: asm.R1, Offset: -3},          // slot 2: the load's second half
+		asm.Return(),
+	}
+	p := &Program{Name: "t", Insns: insns}
+	if err := p.index(nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		insn, want int
+		raw        int64
+		ok         bool
+	}{{0, 2, 3, true}, {2, 0, 0, true}, {3, -1, 2, false}} {
+		got, raw, ok := p.JumpTarget(c.insn)
+		if ok != c.ok || raw != c.raw || ok && got != c.want {
+			t.Errorf("insn %d: target %d (slot %d, %v), want %d (slot %d, %v)", c.insn, got, raw, ok, c.want, c.raw, c.ok)
+		}
+	}
+}

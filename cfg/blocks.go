@@ -40,19 +40,9 @@ type Func struct {
 // splitBlocks builds the basic blocks of function fi.
 func splitBlocks(p *bpfprog.Program, fi int) (*Func, error) {
 	f := p.Funcs[fi]
-	rawToIdx := make(map[asm.RawInstructionOffset]int, f.End-f.Start)
-	for i := f.Start; i < f.End; i++ {
-		rawToIdx[p.Offsets[i]] = i
-	}
 	target := func(i int) (int, error) {
-		ins := p.Insns[i]
-		off := int64(ins.Offset)
-		if ins.OpCode.Class() == asm.Jump32Class && ins.OpCode.JumpOp() == asm.Ja {
-			off = ins.Constant
-		}
-		raw := int64(p.Offsets[i]) + 1 + off
-		t, ok := rawToIdx[asm.RawInstructionOffset(raw)]
-		if !ok {
+		t, raw, ok := p.JumpTarget(i)
+		if !ok || t < f.Start || t >= f.End {
 			return 0, fmt.Errorf("%s: jump target %d is outside function %s", where(p, i), raw, f.Name)
 		}
 		return t, nil

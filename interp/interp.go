@@ -96,10 +96,6 @@ func New(p *bpfprog.Program, opts Options) (*Interp, error) {
 		it.maps = append(it.maps, name)
 	}
 	slices.Sort(it.maps)
-	raw := make(map[asm.RawInstructionOffset]int32, len(p.Insns))
-	for i := range p.Insns {
-		raw[p.Offsets[i]] = int32(i)
-	}
 	it.code = make([]insn, len(p.Insns))
 	for i, ins := range p.Insns {
 		d := insn{op: ins.OpCode, cls: ins.OpCode.Class(), dst: uint8(ins.Dst), src: uint8(ins.Src),
@@ -127,15 +123,11 @@ func New(p *bpfprog.Program, opts Options) (*Interp, error) {
 			case op == asm.InvalidJumpOp || op == asm.JCOND:
 				return nil, fmt.Errorf("%s: unsupported instruction %v", where(p, i), ins)
 			default:
-				off := int64(ins.Offset)
-				if d.cls == asm.Jump32Class && op == asm.Ja {
-					off = ins.Constant
-				}
-				t, ok := raw[asm.RawInstructionOffset(int64(p.Offsets[i])+1+off)]
-				if !ok || p.FuncOf(int(t)) != p.FuncOf(i) {
+				t, _, ok := p.JumpTarget(i)
+				if !ok || p.FuncOf(t) != p.FuncOf(i) {
 					return nil, fmt.Errorf("%s: jump target outside the function", where(p, i))
 				}
-				d.target = t
+				d.target = int32(t)
 			}
 		case d.cls == asm.LdClass && ins.OpCode.Mode() == asm.ImmMode && ins.IsLoadFromMap():
 			idx, ok := slices.BinarySearch(it.maps, ins.Reference())
