@@ -111,14 +111,20 @@ type Outcome struct {
 	Prefix int
 }
 
-// NewChecker starts a solver for paths of g.
-func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
+// withDefaults fills in the packet sizes opts leaves at zero.
+func (opts Options) withDefaults() Options {
 	if opts.MinPacket <= 0 {
 		opts.MinPacket = 60
 	}
 	if opts.MaxPacket <= 0 {
 		opts.MaxPacket = DefaultMaxPacket
 	}
+	return opts
+}
+
+// NewChecker starts a solver for paths of g.
+func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
+	opts = opts.withDefaults()
 	if opts.MaxPacket < opts.MinPacket {
 		return nil, fmt.Errorf("largest packet %d B is below the smallest %d B", opts.MaxPacket, opts.MinPacket)
 	}
@@ -673,13 +679,7 @@ func (c *Checker) exec(st *state, names int, notes map[string]bool, s famStep, i
 // execution over-approximated. A path that folds to false ends early with
 // a nil error; an invalid program is an *bpfprog.InvalidError.
 func Describe(g *cfg.Graph, opts Options, edges []int32) ([][]string, []string, error) {
-	if opts.MinPacket <= 0 {
-		opts.MinPacket = 60
-	}
-	if opts.MaxPacket <= 0 {
-		opts.MaxPacket = DefaultMaxPacket
-	}
-	c := &Checker{g: g, opts: opts, notes: map[string]bool{}, model: -1}
+	c := &Checker{g: g, opts: opts.withDefaults(), notes: map[string]bool{}, model: -1}
 	text, err := c.Describe(edges)
 	if isDead(err) {
 		err = nil

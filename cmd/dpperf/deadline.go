@@ -45,7 +45,7 @@ func limitRun(ctx context.Context, limit time.Duration) (context.Context, contex
 	return context.WithTimeout(ctx, limit)
 }
 
-// overrun is what main reports when a run outlives its end.
+// errOverrun is what main reports when a run outlives its end.
 var errOverrun = errors.New("the analysis did not stop in time; exited without its result")
 
 // wait returns run's error, or errOverrun once the run has outlived a
