@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
 )
@@ -115,19 +116,8 @@ func (c HostCache) Store(t *target.Target) (string, error) {
 		return "", fmt.Errorf("host target: %w", err)
 	}
 	path := c.Path(KeyOf(t))
-	f, err := os.CreateTemp(c.Dir, ".host-*.yaml")
-	if err != nil {
-		return "", fmt.Errorf("host target: %w", err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return "", fmt.Errorf("host target: write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("host target: %w", err)
 	}
 	return path, nil
 }

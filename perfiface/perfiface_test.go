@@ -3,12 +3,12 @@ package perfiface
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dpperf/dpperf/internal/golden"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
@@ -18,8 +18,6 @@ import (
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/target"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func explore(t testing.TB, file, prog string) (*bpfprog.Program, *Exploration) {
 	t.Helper()
@@ -39,24 +37,6 @@ func explore(t testing.TB, file, prog string) (*bpfprog.Program, *Exploration) {
 		t.Fatalf("%s: exploration truncated", file)
 	}
 	return p, ex
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n%s", name, got)
-	}
 }
 
 // TestPythonGolden: the interfaces of the examples read as protocol fields
@@ -84,7 +64,7 @@ func TestPythonGolden(t *testing.T) {
 			if err := it.Python(&b, it.View(max(c.res, 1e-9))); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			golden.Check(t, name, b.Bytes())
 		})
 	}
 }

@@ -78,26 +78,3 @@ func NewRecordingDir(root string, now time.Time) (string, error) {
 	}
 	return "", fmt.Errorf("create recording directory: %s-* all exist", base)
 }
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so that path is either absent or complete.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}

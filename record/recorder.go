@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/record/ctf"
 	"github.com/dpperf/dpperf/record/pcapng"
 	"github.com/dpperf/dpperf/record/trace"
@@ -180,7 +181,7 @@ func (s *session) component(label string, ctfOn bool) (*component, error) {
 			return nil, fmt.Errorf("create component directory: %w", err)
 		}
 		md := ctf.Metadata{UUID: ctf.NewUUID(), Label: label, ClockOffsetNs: s.clock.EpochOffset, ClockUUID: s.clockUUID, Classes: ctf.StandardClasses()}
-		if err := writeFileAtomic(filepath.Join(dir, "metadata"), []byte(md.Text())); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, "metadata"), []byte(md.Text())); err != nil {
 			return nil, fmt.Errorf("write metadata: %w", err)
 		}
 		c.md = true

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -14,7 +13,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/dpperf/dpperf/bound"
-	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/units"
 )
 
@@ -67,30 +66,9 @@ func streamer(w io.Writer) func(bound.Progress) {
 	}
 }
 
-// writeAtomically writes a file through a temporary one, so that a failed
-// or interrupted write never leaves a partial file under the name.
-func writeAtomically(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dpperf-*")
-	if err != nil {
-		return fail.Input(path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // writeExamplePcap writes the example packets of r's paths.
 func writeExamplePcap(path string, r *bound.Result) error {
-	return writeAtomically(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		pw := pcapgo.NewWriter(w)
 		if err := pw.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
 			return err
@@ -150,7 +128,7 @@ func writeExampleMaps(path string, r *bound.Result) error {
 			mc.Entries = append(mc.Entries, mapEntry{Key: key, Value: m.Value})
 		}
 	}
-	return writeAtomically(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		return writeJSON(w, f)
 	})
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
 )
@@ -91,28 +90,14 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	return nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it,
-// so an interrupted run never leaves a partial file under path.
+// writeAtomic writes data under path unless ctx was cancelled first.
 func writeAtomic(ctx context.Context, path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fail.Input(path, err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
 }
 
 // calibrationJSON is the JSON form of a calibration (target/json.md).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/perfiface"
 	"github.com/dpperf/dpperf/smt"
@@ -183,7 +184,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		err = it.Python(w, view, header...)
 	}
 	if err == nil && *dot != "" {
-		err = writeAtomically(*dot, func(fw io.Writer) error {
+		err = atomicfile.Write(*dot, func(fw io.Writer) error {
 			bw := bufio.NewWriter(fw)
 			if err := it.Dot(bw, view); err != nil {
 				return err

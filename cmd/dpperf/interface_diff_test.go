@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpperf/dpperf/internal/golden"
 )
 
 // TestInterfaceDiffGolden compares the text report of the flowcount pair
@@ -14,7 +16,7 @@ func TestInterfaceDiffGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "interface/diff-flowcount.txt", out)
+	golden.CheckString(t, "interface/diff-flowcount.txt", out)
 }
 
 // TestInterfaceDiffFailAbove gates on the largest regression, a new UDP

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpperf/dpperf/internal/golden"
+
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
@@ -23,13 +25,13 @@ func TestInterfaceTraceGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "interface/trace_flowtable.txt", out)
+	golden.CheckString(t, "interface/trace_flowtable.txt", out)
 	out, errs, code = dpperf(t, "interface", "--solver-timeout", "60s", "--metric", "cost", "--target", "x86-64", "--resolution", "40",
 		"--trace", mixedPcap, "--percentile", "50,99.9", "--json", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "interface/trace_flowtable_r40.json", out)
+	golden.CheckString(t, "interface/trace_flowtable_r40.json", out)
 }
 
 // TestInterfaceMeasureInsns times every class in the kernel (root; this
@@ -111,7 +113,7 @@ func TestInterfaceMaxDepthGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "interface/xdpfilt_alw_ip_d6_thresholds.txt", out)
+	golden.CheckString(t, "interface/xdpfilt_alw_ip_d6_thresholds.txt", out)
 	out, errs, code = dpperf(t, "interface", "--solver-timeout", "60s", "--max-depth", "6", "--resolution", "60", obj)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -119,7 +121,7 @@ func TestInterfaceMaxDepthGolden(t *testing.T) {
 	if !strings.Contains(out, "not explored further") {
 		t.Errorf("no class is marked as not explored:\n%s", out)
 	}
-	golden(t, "interface/xdpfilt_alw_ip_d6_r60.py", out)
+	golden.CheckString(t, "interface/xdpfilt_alw_ip_d6_r60.py", out)
 	if _, _, code = dpperf(t, "interface", "--max-depth", "-1", obj); code != fail.ExitInput {
 		t.Errorf("--max-depth -1: exit %d, want %d", code, fail.ExitInput)
 	}

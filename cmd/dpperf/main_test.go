@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpperf/dpperf/internal/golden"
+
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/internal/testobj"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // dpperf runs the command in-process and returns stdout, stderr and the
 // exit code main would use.
@@ -27,28 +26,6 @@ func dpperf(t *testing.T, args ...string) (string, string, int) {
 		errb.WriteString("dpperf: " + err.Error() + "\n")
 	}
 	return out.String(), errb.String(), fail.ExitCode(err)
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./cmd/dpperf -update' to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
 }
 
 // built is the path of a compiled example relative to this package, so that
@@ -86,7 +63,7 @@ func TestBoundGoldenExamples(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			golden(t, "bound/"+c.golden, out)
+			golden.CheckString(t, "bound/"+c.golden, out)
 		})
 	}
 }
@@ -108,7 +85,7 @@ func TestBoundGoldenLibXDP(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			golden(t, "bound/libxdp/"+base+".txt", out)
+			golden.CheckString(t, "bound/libxdp/"+base+".txt", out)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpperf/dpperf/internal/golden"
+
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/fit"
 	"github.com/dpperf/dpperf/model/spec"
@@ -21,7 +23,7 @@ func TestModelProgramStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/estimate-countmin.txt", out)
+	golden.CheckString(t, "model/estimate-countmin.txt", out)
 	out, _, err = runCLI(t, "model", "optimize", "--objective", "min-resources", "--vary", "xdp.count.parallelism=1..50",
 		"--latency-bound", "20us", "--max-drop", "0.001", "--json", countminSpec)
 	if err != nil {
@@ -44,7 +46,7 @@ func TestModelFitProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/fit-profile-qd32-qd1.txt", out)
+	golden.CheckString(t, "model/fit-profile-qd32-qd1.txt", out)
 	w := filepath.Join(t.TempDir(), "fitted.yaml")
 	out, _, err = runCLI(t, "model", "fit", "--profile", "../../examples/profile/base-qd1.json,../../examples/profile/base-qd32.json",
 		"--json", "--write", w)
@@ -96,7 +98,7 @@ func TestModelFitProfileEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/fit-profile-nvme-tcp-qd8.txt", out)
+	golden.CheckString(t, "model/fit-profile-nvme-tcp-qd8.txt", out)
 }
 
 func TestModelFlowErrors(t *testing.T) {

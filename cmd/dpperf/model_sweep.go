@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
@@ -116,7 +117,7 @@ func writeSweepText(w io.Writer, r *sweep.Result, simulated bool) error {
 // writeFileAtomic writes data to a temporary file beside name and renames
 // it into place, so a reader never sees a partial file.
 func writeFileAtomic(name string, data []byte) error {
-	return writeAtomically(name, func(w io.Writer) error {
+	return atomicfile.Write(name, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

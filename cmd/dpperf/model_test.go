@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpperf/dpperf/internal/golden"
+
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
@@ -27,12 +29,12 @@ func TestModelEstimateGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/estimate-echo.txt", out)
+	golden.CheckString(t, "model/estimate-echo.txt", out)
 	out, _, err = runCLI(t, "model", "estimate", "--compat", "lognic", "../../examples/model/lognic-format/nvmeof.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/estimate-lognic-compat.txt", out)
+	golden.CheckString(t, "model/estimate-lognic-compat.txt", out)
 }
 
 // TestModelEstimateLogNICPartial: a LogNIC file whose nodes lack Q_num
@@ -131,7 +133,7 @@ func TestModelSweepPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "model/sweep-echo.txt", out)
+	golden.CheckString(t, "model/sweep-echo.txt", out)
 	b, err := os.ReadFile(png)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("plot not written: %v", err)

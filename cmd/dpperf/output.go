@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/dpperf/dpperf/internal/fail"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 )
 
 // The output convention of every command (docs/cli.md): the report goes to
@@ -61,26 +59,16 @@ func (o *outputFlags) open(stdout io.Writer) (io.Writer, func(ok bool, err error
 	if o.file == "" || o.file == "-" {
 		return stdout, func(_ bool, err error) error { return err }, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.file), ".dpperf-*")
+	f, err := atomicfile.Create(o.file)
 	if err != nil {
-		return nil, nil, fail.Input(o.file, err)
+		return nil, nil, err
 	}
-	return tmp, func(ok bool, err error) error {
-		defer os.Remove(tmp.Name())
-		cerr := tmp.Close()
-		if !ok {
+	return f, func(ok bool, err error) error {
+		if !ok || err != nil {
+			f.Abort()
 			return err
 		}
-		if err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), o.file)
-		}
-		return err
+		return f.Commit()
 	}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/collect"
@@ -121,12 +122,12 @@ func emit(p *analyze.Profile, tk *task.Task, out *profileOutput, stdout io.Write
 	p.Restrict(tk.Report.Contents)
 	cols := report.Columns(tk.Report.Aggregators)
 	if out.html != "" {
-		if err := report.WriteFile(out.html, func(w io.Writer) error { return report.HTML(w, p, nil) }); err != nil {
+		if err := atomicfile.Write(out.html, func(w io.Writer) error { return report.HTML(w, p, nil) }); err != nil {
 			return err
 		}
 	}
 	if out.text != "" {
-		if err := report.WriteFile(out.text, func(w io.Writer) error { return report.Text(w, p, cols) }); err != nil {
+		if err := atomicfile.Write(out.text, func(w io.Writer) error { return report.Text(w, p, cols) }); err != nil {
 			return err
 		}
 	}
@@ -224,7 +225,7 @@ func openSpill(tk *task.Task, p *path.Path, stderr io.Writer) (*analyze.RecordWr
 		return nil, func() error { return nil }, nil
 	}
 	name := filepath.Join(tk.Profiling.Buffer.SpillDir, "records-"+p.Name+".csv")
-	f, err := report.CreateAtomic(name)
+	f, err := atomicfile.Create(name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,7 +282,7 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 		return fail.Inputf(files[1], "no group in common with %s (%s)", files[0], strings.Join(c.Unmatched, "; "))
 	}
 	if *htmlOut != "" {
-		if err := report.WriteFile(*htmlOut, func(w io.Writer) error { return report.HTML(w, profs[1], c) }); err != nil {
+		if err := atomicfile.Write(*htmlOut, func(w io.Writer) error { return report.HTML(w, profs[1], c) }); err != nil {
 			return err
 		}
 	}

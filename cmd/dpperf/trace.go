@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record/analyze"
 	"github.com/dpperf/dpperf/record/tracecompass"
@@ -91,7 +92,7 @@ func writePerfetto(name, dir, path, format string) error {
 	if format == "json" {
 		export = analyze.ExportPerfetto
 	}
-	return writeAtomically(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		if _, err := export(dir, w); err != nil {
 			return fail.Input("", fmt.Errorf("%s: perfetto export: %w", name, err))
 		}

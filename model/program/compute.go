@@ -13,6 +13,7 @@ import (
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/target"
 )
@@ -85,10 +86,7 @@ func Compute(ctx context.Context, object, name, tgt string, o Options) (*Bound, 
 	if cached != "" && res.Kind == "ssp" {
 		// A cache that cannot be written only costs a new search next time.
 		if os.MkdirAll(o.CacheDir, 0o755) == nil {
-			tmp := cached + ".tmp"
-			if os.WriteFile(tmp, buf.Bytes(), 0o644) == nil {
-				_ = os.Rename(tmp, cached)
-			}
+			_ = atomicfile.WriteFile(cached, buf.Bytes())
 		}
 	}
 	return b, nil

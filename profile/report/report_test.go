@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpperf/dpperf/internal/golden"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -21,8 +21,6 @@ import (
 	"github.com/dpperf/dpperf/profile/path"
 	"github.com/dpperf/dpperf/profile/tracetext"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // profileOf analyzes a captured trace (fio on a loop device, Linux 6.18).
 func profileOf(t *testing.T, name string) *analyze.Profile {
@@ -51,24 +49,6 @@ func profileOf(t *testing.T, name string) *analyze.Profile {
 	return pr
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	file := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run go test -update after checking:\n%s", name, got)
-	}
-}
-
 func TestGoldenProfiles(t *testing.T) {
 	for _, name := range []string{"block-qd1", "block-qd32", "block-qd32c"} {
 		t.Run(name, func(t *testing.T) {
@@ -80,8 +60,8 @@ func TestGoldenProfiles(t *testing.T) {
 			if err := JSON(&js, pr); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".txt", text.Bytes())
-			golden(t, name+".json", js.Bytes())
+			golden.Check(t, name+".txt", text.Bytes())
+			golden.Check(t, name+".json", js.Bytes())
 			back, err := ReadProfile(&js)
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +89,7 @@ func TestGoldenCompare(t *testing.T) {
 	if err := CompareText(&text, c); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare.txt", text.Bytes())
+	golden.Check(t, "compare.txt", text.Bytes())
 	if err := HTML(&html, loaded, c); err != nil {
 		t.Fatal(err)
 	}
@@ -194,27 +174,6 @@ func checkScrape(t *testing.T, text string) {
 	}
 	if !stages["D2C"] || !stages["Q→C"] {
 		t.Errorf("stages %v", stages)
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "out.json")
-	if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := WriteFile(name, func(w io.Writer) error {
-		w.Write([]byte("partial"))
-		return errors.New("boom")
-	})
-	if err == nil {
-		t.Fatal("error lost")
-	}
-	if data, _ := os.ReadFile(name); string(data) != "old" {
-		t.Errorf("failed write replaced the file: %q", data)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("temporary file left behind: %v", ents)
 	}
 }
 

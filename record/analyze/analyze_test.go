@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/dpperf/dpperf/internal/golden"
+
 	"github.com/dpperf/dpperf/record/ctf"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixture writes a recording with known timings: 10 route scopes lasting
 // 100..1000 ns, one END without START, two trigger_once round trips (50 and
@@ -84,23 +83,6 @@ func fixture(t testing.TB) string {
 	return dir
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update):\n%s", name, got)
-	}
-}
-
 func TestReportGolden(t *testing.T) {
 	r, err := Analyze(fixture(t))
 	if err != nil {
@@ -131,9 +113,9 @@ func TestReportGolden(t *testing.T) {
 	if err := WriteText(&text, r, true); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt", text.Bytes())
+	golden.Check(t, "report.txt", text.Bytes())
 	js, _ := json.MarshalIndent(r, "", "  ")
-	golden(t, "report.json", append(js, '\n'))
+	golden.Check(t, "report.json", append(js, '\n'))
 }
 
 func TestPerfettoExport(t *testing.T) {
