@@ -162,7 +162,7 @@ fio-model: build
 # --- record ---
 .PHONY: test-record bench-record fuzz-record
 test-record: setup
-	$(GO) test -count=1 ./record/... ./examples/pipeline/ ./cmd/dpperf/
+	$(GO) test -count=1 ./record/... ./record/pipeline/ ./cmd/dpperf/
 
 # Hot-path cost per event and sustained recording rate; the machine's load
 # moves them, so they run several times (read the minimum and the median)

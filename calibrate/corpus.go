@@ -11,7 +11,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/testrun"
@@ -161,7 +161,7 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 	if err != nil {
 		return nil, err
 	}
-	state := mapstate.Overlay(base, interptest.StartState(p, opts.Seed))
+	state := mapstate.Overlay(base, inputs.StartState(p, opts.Seed))
 	it, err := interp.New(p, interp.Options{})
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 	}
 	cp := &corpusProgram{state: state}
 	seen := map[string]bool{}
-	for _, pkt := range interptest.Packets(opts.Seed, opts.Packets) {
+	for _, pkt := range inputs.Packets(opts.Seed, opts.Packets) {
 		maps, err := interp.NewMaps(p, state, interp.MapOptions{NumCPU: ncpu, Flags: flags})
 		if err != nil {
 			return nil, err

@@ -3,16 +3,16 @@ package interp
 import (
 	"testing"
 
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // BenchmarkRun runs a mix of packets through each example program and
 // reports packets and instructions per second.
 func BenchmarkRun(b *testing.B) {
-	pkts := interptest.Packets(9, 256)
+	pkts := inputs.Packets(9, 256)
 	for _, p := range examplePrograms(b, true) {
 		b.Run(name(p), func(b *testing.B) {
-			it, maps := setup(b, p, interptest.StartState(p, 9))
+			it, maps := setup(b, p, inputs.StartState(p, 9))
 			insns := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/cfg"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // graphPath maps an executed path onto the loop-free graph with
@@ -28,14 +28,14 @@ func graphPath(t *testing.T, g *cfg.Graph, path []int32) int {
 // executed path is a source-to-sink path of cfg.Build's graph, and its
 // instruction count equals the graph path's static count.
 func TestPathOnGraph(t *testing.T) {
-	pkts := interptest.Packets(2, 200)
+	pkts := inputs.Packets(2, 200)
 	for _, p := range examplePrograms(t, true) {
 		t.Run(name(p), func(t *testing.T) {
 			g, err := cfg.Build(p, cfg.Options{})
 			if err != nil {
 				t.Skipf("cfg.Build: %v", err)
 			}
-			it, maps := setup(t, p, interptest.StartState(p, 2))
+			it, maps := setup(t, p, inputs.StartState(p, 2))
 			for i, pkt := range pkts {
 				res, err := it.Run(Input{Packet: pkt}, maps)
 				if err != nil {

@@ -3,7 +3,7 @@ package interp
 import (
 	"testing"
 
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // FuzzRun runs arbitrary packets through every example program: a run
@@ -11,7 +11,7 @@ import (
 // length. The seed corpus is in testdata/fuzz/FuzzRun plus generated
 // packets.
 func FuzzRun(f *testing.F) {
-	for _, pkt := range interptest.Packets(5, 40) {
+	for _, pkt := range inputs.Packets(5, 40) {
 		f.Add(pkt)
 	}
 	progs := examplePrograms(f, true)
@@ -21,7 +21,7 @@ func FuzzRun(f *testing.F) {
 	}
 	var envs []env
 	for _, p := range progs {
-		it, maps := setup(f, p, interptest.StartState(p, 5))
+		it, maps := setup(f, p, inputs.StartState(p, 5))
 		envs = append(envs, env{it, maps})
 	}
 	f.Fuzz(func(t *testing.T, pkt []byte) {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // TestPCVTable: every PCV a run reports is the one pcv.yaml declares for
@@ -23,8 +23,8 @@ func TestPCVTable(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, p := range examplePrograms(t, true) {
-		it, maps := setup(t, p, interptest.StartState(p, 3))
-		for _, pkt := range interptest.Packets(3, 100) {
+		it, maps := setup(t, p, inputs.StartState(p, 3))
+		for _, pkt := range inputs.Packets(3, 100) {
 			res, err := it.Run(Input{Packet: pkt}, maps)
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/internal/testobj"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // TestXDPNoinlineSelftest replays prog_tests/xdp_noinline.c: pkt_v4 to VIP
@@ -18,8 +18,8 @@ func TestXDPNoinlineSelftest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, maps := setup(t, p, interptest.StartState(p, 1))
-	res, err := it.Run(Input{Packet: interptest.SelftestV4()}, maps)
+	it, maps := setup(t, p, inputs.StartState(p, 1))
+	res, err := it.Run(Input{Packet: inputs.SelftestV4()}, maps)
 	if err != nil {
 		t.Fatal(err)
 	}

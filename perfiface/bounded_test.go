@@ -8,7 +8,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -42,7 +42,7 @@ func TestBoundedAgainstInterpreter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkts := interptest.Packets(11, 400)
+	pkts := inputs.Packets(11, 400)
 	for _, n := range []string{"xdpfilt_alw_ip", "xdpfilt_dny_udp", "xdpfilt_alw_all"} {
 		f := filepath.Join(testobj.LibXDPDir, n+".o")
 		t.Run(n, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/target"
 )
@@ -116,7 +116,7 @@ func TestExactAgainstInterpreter(t *testing.T) {
 	for _, n := range []string{"xdpdump_xdp", "xdpfilt_alw_eth", "xdpfilt_dny_eth", "xsk_def_xdp_prog", "xsk_def_xdp_prog_5.3"} {
 		files = append(files, filepath.Join(testobj.LibXDPDir, n+".o"))
 	}
-	pkts := interptest.Packets(7, 300)
+	pkts := inputs.Packets(7, 300)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			p, ex := explore(t, f, "")
@@ -149,7 +149,7 @@ func TestExactAgainstInterpreter(t *testing.T) {
 // runner runs packets on the interpreter from the test start state and
 // returns each one's result and graph path.
 func runner(t *testing.T, p *bpfprog.Program, g *cfg.Graph) func(k int, pkt []byte) (*interp.Result, []int32) {
-	vm, maps := newInterp(t, p, interptest.StartState(p, 3))
+	vm, maps := newInterp(t, p, inputs.StartState(p, 3))
 	pather := cfg.NewPather(g)
 	return func(k int, pkt []byte) (*interp.Result, []int32) {
 		t.Helper()

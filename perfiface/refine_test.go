@@ -9,7 +9,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 func refine(t *testing.T, file string, opts RefineOptions) (*bpfprog.Program, *Exploration, *Interface) {
@@ -135,7 +135,7 @@ func TestRefineDefault(t *testing.T) {
 // says: exactly on a path explored to the end, within the open
 // subtree's range otherwise.
 func TestRefineAgainstInterpreter(t *testing.T) {
-	pkts := interptest.Packets(13, 300)
+	pkts := inputs.Packets(13, 300)
 	for _, n := range []string{"xdpfilt_alw_ip", "xdpfilt_alw_all"} {
 		f := filepath.Join(testobj.LibXDPDir, n+".o")
 		t.Run(n, func(t *testing.T) {

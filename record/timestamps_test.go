@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpperf/dpperf/examples/pipeline"
+	"github.com/dpperf/dpperf/record/pipeline"
 	"github.com/dpperf/dpperf/record/trace"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/smt"
 )
@@ -23,7 +23,7 @@ import (
 // LRU hash of flows) and xdpfilt_alw_all from libxdp1 (every header
 // xdp-filter parses, IPv6 extension headers included).
 func FuzzNoFeasiblePathRefuted(f *testing.F) {
-	for _, p := range interptest.Packets(3, 40) {
+	for _, p := range inputs.Packets(3, 40) {
 		f.Add(p)
 	}
 	type subject struct {
@@ -51,7 +51,7 @@ func FuzzNoFeasiblePathRefuted(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		start := mapstate.Overlay(def, interptest.StartState(p, 3))
+		start := mapstate.Overlay(def, inputs.StartState(p, 3))
 		maps := func() (*interp.Maps, error) {
 			return interp.NewMaps(p, start, interp.MapOptions{NumCPU: 2, Flags: flags})
 		}

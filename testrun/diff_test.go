@@ -12,7 +12,7 @@ import (
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/testrun"
 )
@@ -89,7 +89,7 @@ func (pr *pair) run(pkt []byte) (*interp.Result, error) {
 // run writes after reading the clock or the random generator are left
 // out of the final comparison.
 func TestDifferential(t *testing.T) {
-	pkts := interptest.Packets(1, 300)
+	pkts := inputs.Packets(1, 300)
 	for _, file := range objects(t) {
 		ps, err := bpfprog.XDPPrograms(file)
 		if err != nil {
@@ -101,7 +101,7 @@ func TestDifferential(t *testing.T) {
 				if verifierRejects(name) {
 					t.Skipf("the kernel's verifier rejects %s (too many paths); covered by the interpreter tests", name)
 				}
-				pr := newPair(t, p, interptest.StartState(p, 1))
+				pr := newPair(t, p, inputs.StartState(p, 1))
 				nondet := map[string]bool{}
 				verdicts := map[uint32]int{}
 				for i, pkt := range pkts {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 )
 
 // FuzzKernel is the kernel-comparison form of the interpreter's fuzz test:
@@ -13,7 +13,7 @@ import (
 // the interpreter equal BPF_PROG_TEST_RUN's. Seeds are in
 // testdata/fuzz/FuzzKernel plus generated packets.
 func FuzzKernel(f *testing.F) {
-	for _, pkt := range interptest.Packets(6, 30) {
+	for _, pkt := range inputs.Packets(6, 30) {
 		f.Add(pkt)
 	}
 	var pairs []*pair
@@ -24,7 +24,7 @@ func FuzzKernel(f *testing.F) {
 		}
 		for _, p := range ps {
 			if !verifierRejects(p.Name) {
-				pairs = append(pairs, newPair(f, p, interptest.StartState(p, 6)))
+				pairs = append(pairs, newPair(f, p, inputs.StartState(p, 6)))
 			}
 		}
 	}

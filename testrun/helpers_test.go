@@ -9,7 +9,7 @@ import (
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/interp"
-	"github.com/dpperf/dpperf/interp/interptest"
+	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/testrun"
 )
 
@@ -68,7 +68,7 @@ func TestHelperEdges(t *testing.T) {
 			asm.Mov.Reg(asm.R3, asm.R1), asm.Add.Imm(asm.R3, n), asm.Mov.Imm(asm.R4, m),
 			asm.Mov.Imm32(asm.R5, int32(r.Uint32())), asm.FnCsumDiff.Call()})
 	}
-	pkts := interptest.Packets(4, 12)
+	pkts := inputs.Packets(4, 12)
 	for i, insns := range cases {
 		insns = append(insns, asm.Return())
 		pr := asmPair(t, insns)

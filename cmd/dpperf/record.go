@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dpperf/dpperf/examples/pipeline"
+	"github.com/dpperf/dpperf/record/pipeline"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record"
 	"github.com/dpperf/dpperf/record/kernel"

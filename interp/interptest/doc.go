@@ -1,5 +1,6 @@
-// Package interptest generates inputs for tests of the interpreter and of
-// kernel runs: packets built from gopacket layers (Ethernet, VLAN,
-// IPv4/IPv6, TCP/UDP/ICMP, truncated and random ones) and starting map
-// contents whose keys those packets hit.
+// Package interptest generates BPF programs for tests: random valid
+// programs of arithmetic, branches and memory accesses (for the fuzz
+// targets that hold the interpreter against symbolic execution and the
+// kernel), and the smallest program that holds a given map. Packets and
+// map contents come from package inputs.
 package interptest

@@ -7,5 +7,7 @@
 // recorded trace shows that cost in the RPC and checkpoint tables, and the
 // queue fill samples show whether the router works in batches.
 //
-// docs/record.md walks through finding the cost.
+// It is the demo `dpperf record --pipeline` runs; its recording policy is
+// examples/pipeline/record.yml, and docs/record.md walks through finding
+// the cost.
 package pipeline

@@ -1,4 +1,4 @@
-package interptest
+package inputs
 
 import (
 	"encoding/binary"
@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/mapstate"
@@ -87,13 +86,4 @@ func entries(s *mapstate.State, name string) []mapstate.Entry {
 		return m.Entries
 	}
 	return nil
-}
-
-// MapProgram returns an XDP program that only loads the pointer of map m
-// and passes the packet: the smallest program that holds m, for tests of
-// how maps are modelled and filled.
-func MapProgram(m *bpfprog.Map) (*bpfprog.Program, error) {
-	return bpfprog.New(m.Name, ebpf.XDP, asm.Instructions{
-		asm.LoadMapPtr(asm.R1, 0).WithReference(m.Name), asm.Mov.Imm(asm.R0, 2), asm.Return()},
-		map[string]*bpfprog.Map{m.Name: m})
 }

@@ -1,4 +1,4 @@
-package interptest
+package inputs
 
 import (
 	"encoding/binary"
