@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
@@ -144,13 +145,10 @@ func (s *State) Write(w io.Writer) error {
 	return enc.Encode(c)
 }
 
-// WriteFile writes the state to path.
+// WriteFile writes the state to path, through a temporary file so that
+// path never holds part of it.
 func (s *State) WriteFile(path string) error {
-	var buf bytes.Buffer
-	if err := s.Write(&buf); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, s.Write)
 }
 
 // Clone returns a deep copy.

@@ -13,15 +13,14 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/bound"
-	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
 	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/units"
-	"go.yaml.in/yaml/v3"
 )
 
 // loopBounds collects repeated --loop-bound LOC=N flags.
@@ -143,7 +142,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:
-			opts.Progress = streamer(w)
+			opts.Progress = bound.Streamer(w)
 		case isTerminal(stderr):
 			opts.Progress = progressPrinter(stderr, m)
 		}
@@ -163,7 +162,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *pcapOut != "" {
-		if err := writeExamplePcap(*pcapOut, res); err != nil {
+		if err := atomicfile.Write(*pcapOut, res.WriteExamplePcap); err != nil {
 			return finish(false, err)
 		}
 	}
@@ -174,7 +173,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case *stream:
-		err = json.NewEncoder(w).Encode(streamLine{Type: "result", Result: res})
+		err = json.NewEncoder(w).Encode(bound.StreamLine{Type: "result", Result: res})
 	case *asJSON:
 		err = res.WriteJSON(w)
 	default:
@@ -209,100 +208,4 @@ var isRoot = func() bool { return os.Geteuid() == 0 }
 // one component is a CPU), whose bounds BPF_PROG_TEST_RUN can check.
 func onThisHost(t *target.Target) bool {
 	return len(t.Components) == 1 && t.Components[0].Name == "cpu"
-}
-
-func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "calibrate" {
-		return runTargetsCalibrate(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "fit" {
-		return runTargetsFit(ctx, args[1:], stdout, stderr)
-	}
-	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --write FILE [flags] | targets fit --target FILE --write FILE OBJECT...", stderr)
-	out := addOutputFlags(fs, "target/json.md")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 1 {
-		return fail.Usagef("targets: want at most one target name")
-	}
-	if len(pos) == 1 {
-		data, err := targetSource(ctx, pos[0], stderr)
-		if err != nil {
-			return err
-		}
-		return out.write(stdout, func(w io.Writer) error {
-			if out.json {
-				return yamlAsJSON(w, data)
-			}
-			_, err := w.Write(data)
-			return err
-		})
-	}
-	return out.write(stdout, func(w io.Writer) error { return listTargets(ctx, w, out.json) })
-}
-
-// targetSource is the YAML of a target: its file, or for host this
-// machine's calibration.
-func targetSource(ctx context.Context, name string, stderr io.Writer) ([]byte, error) {
-	if name != hostTarget {
-		return target.Raw(name)
-	}
-	t, err := loadTarget(ctx, hostTarget, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return target.Marshal(t)
-}
-
-// yamlAsJSON writes a YAML document as indented JSON.
-func yamlAsJSON(w io.Writer, data []byte) error {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	return writeJSON(w, v)
-}
-
-// targetEntry is one target of the list in JSON (target/json.md).
-type targetEntry struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Basis       string `json:"basis"`
-	File        string `json:"file,omitempty"`
-}
-
-// listTargets lists the built-in targets and host as a table or as JSON.
-func listTargets(ctx context.Context, w io.Writer, asJSON bool) error {
-	var list []targetEntry
-	for _, n := range target.Names() {
-		t, err := target.Load(n)
-		if err != nil {
-			return err
-		}
-		list = append(list, targetEntry{Name: n, Description: t.Description, Basis: t.Basis})
-	}
-	host := targetEntry{Name: hostTarget, Description: "this machine, calibrated on first use (root, about a minute)", Basis: "calibrated"}
-	if cache, err := calibrate.DefaultHostCache(); err == nil {
-		if _, path, err := cache.Lookup(calibrate.ThisHost()); err == nil {
-			host.Description, host.File = "this machine, calibrated: "+path, path
-		}
-	}
-	list = append(list, host)
-	if asJSON {
-		return writeJSON(w, struct {
-			Schema  string        `json:"schema"`
-			Targets []targetEntry `json:"targets"`
-		}{"dpperf.targets/v1", list})
-	}
-	width := 0
-	for _, e := range list {
-		width = max(width, len(e.Name))
-	}
-	for _, e := range list {
-		fmt.Fprintf(w, "%-*s  %s\n", width, e.Name, e.Description)
-	}
-	_, err := fmt.Fprintln(w, "\nShow one with 'dpperf targets NAME'; use your own with --target FILE.yaml.")
-	return err
 }

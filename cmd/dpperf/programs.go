@@ -83,7 +83,7 @@ func listPrograms(path string, asJSON bool, w io.Writer) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(w, programsJSON(o))
+		return writeJSON(w, o.List())
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tSECTION\tTYPE\tINSNS\tFUNCS\tMAPS")
@@ -92,76 +92,7 @@ func listPrograms(path string, asJSON bool, w io.Writer) error {
 		if maps == "" {
 			maps = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", e.Name, e.Section, typeText(e.Type), e.Insns, e.Funcs, maps)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", e.Name, e.Section, bpfprog.TypeText(e.Type), e.Insns, e.Funcs, maps)
 	}
 	return tw.Flush()
-}
-
-// typeText names a program type as the table shows it.
-func typeText(t ebpf.ProgramType) string {
-	if t == ebpf.UnspecifiedProgram {
-		return "XDP (default)"
-	}
-	return t.String()
-}
-
-// programsDoc is the JSON of 'dpperf programs' (bpfprog/programs.md).
-type programsDoc struct {
-	File     string        `json:"file"`
-	Programs []programJSON `json:"programs"`
-	Maps     []mapJSON     `json:"maps"`
-}
-
-type programJSON struct {
-	Name     string   `json:"name"`
-	Section  string   `json:"section"`
-	Type     string   `json:"type"`
-	TypeFrom string   `json:"type_from"`
-	Insns    int      `json:"instructions"`
-	Funcs    int      `json:"functions"`
-	Maps     []string `json:"maps"`
-}
-
-type mapJSON struct {
-	Name       string     `json:"name"`
-	Type       string     `json:"type"`
-	KeySize    uint32     `json:"key_size"`
-	ValueSize  uint32     `json:"value_size"`
-	MaxEntries uint32     `json:"max_entries"`
-	Flags      uint32     `json:"flags"`
-	Definition string     `json:"definition"`
-	Inner      string     `json:"inner,omitempty"`
-	ELFMap     *elfMapExt `json:"bpf_elf_map,omitempty"`
-}
-
-type elfMapExt struct {
-	ID         uint32 `json:"id"`
-	Pinning    uint32 `json:"pinning"`
-	InnerID    uint32 `json:"inner_id"`
-	InnerIndex uint32 `json:"inner_idx"`
-}
-
-func programsJSON(o *bpfprog.Object) programsDoc {
-	doc := programsDoc{File: o.File, Programs: []programJSON{}, Maps: []mapJSON{}}
-	for _, e := range o.Entries {
-		p := programJSON{Name: e.Name, Section: e.Section, Type: e.Type.String(), TypeFrom: "section",
-			Insns: e.Insns, Funcs: e.Funcs, Maps: append([]string{}, e.Maps...)}
-		if e.Type == ebpf.UnspecifiedProgram {
-			p.Type, p.TypeFrom = ebpf.XDP.String(), "default"
-		}
-		doc.Programs = append(doc.Programs, p)
-	}
-	for _, name := range bpfprog.MapNames(o.Maps) {
-		m := o.Maps[name]
-		j := mapJSON{Name: name, Type: m.Type.String(), KeySize: m.KeySize, ValueSize: m.ValueSize,
-			MaxEntries: m.MaxEntries, Flags: m.Flags, Definition: m.Definition()}
-		if m.Inner != nil {
-			j.Inner = m.Inner.Name
-		}
-		if d := m.Legacy; d != nil && d.Layout == "bpf_elf_map" {
-			j.ELFMap = &elfMapExt{ID: d.ID, Pinning: d.Pinning, InnerID: d.InnerID, InnerIndex: d.InnerIndex}
-		}
-		doc.Maps = append(doc.Maps, j)
-	}
-	return doc
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/bpfprog"
 )
 
 // TestProgramsTable lists the examples whose entry points sit in .text
@@ -43,7 +44,7 @@ func TestProgramsJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc programsDoc
+	var doc bpfprog.List
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestProgramsJSON(t *testing.T) {
 	if p.Name != "iproute2_xdp" || p.Section != "prog" || p.Type != "XDP" || p.TypeFrom != "default" || p.Insns != 53 || len(p.Maps) != 2 {
 		t.Errorf("program %+v", p)
 	}
-	maps := map[string]mapJSON{}
+	maps := map[string]bpfprog.MapEntry{}
 	for _, m := range doc.Maps {
 		maps[m.Name] = m
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,19 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dpperf/dpperf/record/pipeline"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record"
+	"github.com/dpperf/dpperf/record/capture"
 	"github.com/dpperf/dpperf/record/kernel"
-	"github.com/dpperf/dpperf/record/trace"
+	"github.com/dpperf/dpperf/record/pipeline"
 )
-
-// recordOutput is the JSON printed by `dpperf record --json`.
-type recordOutput struct {
-	record.Stats
-	Kernel   *kernelStats     `json:"kernel,omitempty"`
-	Pipeline *pipeline.Result `json:"pipeline,omitempty"`
-}
 
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
@@ -74,56 +66,28 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *output != "" {
 		cfg.TargetRoot = *output
 	}
-	kern, err := openKernel(tps)
-	if err != nil {
-		return err
-	}
-	defer kern.close()
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	tr := trace.New()
-	rec := record.New(tr, cfg, nil)
-	dir, err := rec.Enable()
-	if err != nil {
-		_, _ = rec.Disable()
-		return fmt.Errorf("record: %w", err)
+	opts := capture.Options{Config: cfg, Tracepoints: tps}
+	if *pipe {
+		opts.Pipeline = &pipeline.Config{Packets: *packets, EagerTimeout: *eager}
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "record: recording to %s\n", dir)
+		opts.Started = func(dir string) { fmt.Fprintf(stderr, "record: recording to %s\n", dir) }
+		opts.Progress = func(p capture.Progress) {
+			line := fmt.Sprintf("record: %d events, %d discarded, %d packets captured", p.Events, p.Discarded, p.Captured)
+			if k := p.Kernel; k != nil {
+				line += fmt.Sprintf("; kernel: %d events, %d lost", k.Events, k.Lost)
+			}
+			fmt.Fprintln(stderr, line)
+		}
 	}
-	loopCtx, stopLoop := context.WithCancel(context.Background())
-	loopErr := make(chan error, 1)
-	go func() { loopErr <- rec.Loop(loopCtx) }()
-	if err := kern.start(ctx, dir, cfg, rec); err != nil {
-		stopLoop()
-		<-loopErr
-		_, _ = rec.Disable()
+	out, err := capture.Run(ctx, opts)
+	if err != nil {
 		return err
-	}
-	progressDone := make(chan struct{})
-	go progress(ctx, rec, kern, stderr, *quiet, progressDone)
-	out := recordOutput{}
-	var runErr error
-	if *pipe {
-		res, err := pipeline.Run(ctx, tr, pipeline.Config{Packets: *packets, EagerTimeout: *eager})
-		out.Pipeline, runErr = &res, err
-	} else {
-		<-ctx.Done()
-	}
-	close(progressDone)
-	kst, kerr := kern.stop()
-	stopLoop()
-	lerr := <-loopErr
-	st, derr := rec.Disable()
-	out.Stats, out.Kernel = st, kst
-	if st.Dir == "" {
-		out.Stats.Dir = dir
-	}
-	if err := errors.Join(runErr, kerr, lerr, derr); err != nil {
-		return fmt.Errorf("record: %w", err)
 	}
 	return report.write(stdout, func(w io.Writer) error {
 		if report.json {
@@ -133,35 +97,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	})
 }
 
-// progress prints what has been recorded so far to w once a second, as
-// one plain line, until done is closed or ctx is done.
-func progress(ctx context.Context, rec *record.Recorder, kern *kernelRecorder, w io.Writer, quiet bool, done chan struct{}) {
-	if quiet {
-		return
-	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			var ev, disc, cap uint64
-			for _, s := range rec.Stats().Streams {
-				ev, disc, cap = ev+s.Events, disc+s.Discarded, cap+s.Captured
-			}
-			line := fmt.Sprintf("record: %d events, %d discarded, %d packets captured", ev, disc, cap)
-			if k := kern.snapshot(); k != nil {
-				line += fmt.Sprintf("; kernel: %d events, %d lost", k.Events, k.Lost)
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
-}
-
-func writeRecordText(w io.Writer, out recordOutput) error {
+func writeRecordText(w io.Writer, out capture.Result) error {
 	fmt.Fprintf(w, "recording: %s\n", out.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "component\tthread\tevents\tcaptured\tdiscarded\tfile")
@@ -219,57 +155,4 @@ func runRecordRepair(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
-}
-
-type kernelStats = kernel.Stats
-
-// kernelRecorder runs the optional tracepoint recording; a nil one does
-// nothing.
-type kernelRecorder struct {
-	r *kernel.Recorder
-}
-
-func openKernel(tracepoints []string) (*kernelRecorder, error) {
-	if len(tracepoints) == 0 {
-		return nil, nil
-	}
-	r, err := kernel.Open(tracepoints)
-	if err != nil {
-		return nil, fail.Usagef("record: --tracepoint: %v", err)
-	}
-	return &kernelRecorder{r: r}, nil
-}
-
-func (k *kernelRecorder) start(_ context.Context, dir string, cfg *record.Config, rec *record.Recorder) error {
-	if k == nil {
-		return nil
-	}
-	uuid, off := rec.Clock()
-	err := k.r.Start(kernel.Options{Dir: filepath.Join(dir, kernel.Label), Period: time.Duration(cfg.Period), ClockUUID: uuid, ClockOffsetNs: off})
-	if err != nil {
-		return fmt.Errorf("record: kernel tracepoints: %w", err)
-	}
-	return nil
-}
-
-func (k *kernelRecorder) stop() (*kernelStats, error) {
-	if k == nil {
-		return nil, nil
-	}
-	st, err := k.r.Stop()
-	return &st, err
-}
-
-func (k *kernelRecorder) snapshot() *kernelStats {
-	if k == nil {
-		return nil
-	}
-	st := k.r.Snapshot()
-	return &st
-}
-
-func (k *kernelRecorder) close() {
-	if k != nil {
-		_, _ = k.r.Stop()
-	}
 }

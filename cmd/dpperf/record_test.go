@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record/analyze"
+	"github.com/dpperf/dpperf/record/capture"
 )
 
 // TestRecordPipelineEndToEnd records the example pipeline with a kernel
@@ -23,7 +24,7 @@ func TestRecordPipelineEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
-	var out recordOutput
+	var out capture.Result
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("record --json: %v\n%s", err, stdout.String())
 	}
@@ -124,7 +125,7 @@ func TestTracePerfettoFormats(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("record --quiet printed %q", stderr.String())
 	}
-	var out recordOutput
+	var out capture.Result
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // a layer imports only the layers below it.
 //
 //	cli        cmd/dpperf, internal/cmd/...     may import every layer below
-//	kernel     loads, attaches, measures        base, analysis, kernel
+//	kernel     loads, attaches, measures        base, runtime, analysis, kernel
 //	analysis   never needs a running kernel     base, analysis
 //	runtime    user-space tracing and recording base, runtime
 //	base       small types and formats          base

@@ -24,7 +24,7 @@ const (
 // mayImport lists, for each layer, the layers its packages may import.
 var mayImport = map[Layer][]Layer{
 	CLI:      {CLI, Kernel, Analysis, Runtime, Base},
-	Kernel:   {Kernel, Analysis, Base},
+	Kernel:   {Kernel, Analysis, Runtime, Base},
 	Analysis: {Analysis, Base},
 	Runtime:  {Runtime, Base},
 	Base:     {Base},
