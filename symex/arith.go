@@ -12,7 +12,7 @@ import (
 
 // zext widens t to w bits with zeros.
 func (b builder) zext(t term, w uint16) term {
-	t = b.res(t)
+	t = b.resolve(t)
 	if r, ok := b.lift(t, w, func(v uint64) uint64 { return v }); ok && t.w != w {
 		return r
 	}
@@ -34,7 +34,7 @@ func (b builder) zext(t term, w uint16) term {
 
 // sextTo widens t to w bits with its sign.
 func (b builder) sextTo(t term, w uint16) term {
-	t = b.res(t)
+	t = b.resolve(t)
 	if r, ok := b.lift(t, w, func(v uint64) uint64 { return uint64(bpfprog.SignExtend(v, int(t.w))) }); ok && t.w != w {
 		return r
 	}
@@ -50,7 +50,7 @@ func (b builder) sextTo(t term, w uint16) term {
 // extract takes bits hi..lo of t.
 func (b builder) extract(t term, hi, lo uint16) term {
 	w := hi - lo + 1
-	t = b.res(t)
+	t = b.resolve(t)
 	if r, ok := b.lift(t, w, func(v uint64) uint64 { return v >> lo }); ok && !(lo == 0 && w == t.w) {
 		return r
 	}
@@ -82,7 +82,7 @@ func (b builder) concat(parts ...term) term {
 
 // ite chooses a or b by the Bool c.
 func (b builder) ite(c, x, y term) term {
-	c, x, y = b.res(c), b.res(x), b.res(y)
+	c, x, y = b.resolve(c), b.resolve(x), b.resolve(y)
 	if x.known && y.known {
 		return b.choose(c, x.w, x.c, y.c)
 	}
@@ -102,7 +102,7 @@ func (b builder) ite(c, x, y term) term {
 // signed selects sdiv/smod for Div/Mod.
 func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 	w := x.w
-	x, y = b.res(x), b.res(y)
+	x, y = b.resolve(x), b.resolve(y)
 	if x.alt != nil && (y.known || op == asm.Neg) {
 		r, _ := b.lift(x, w, func(v uint64) uint64 { return foldALU(op, signed, w, v, y.c) })
 		return r, nil
@@ -115,7 +115,7 @@ func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 		return konst(w, foldALU(op, signed, w, x.c, y.c)), nil
 	}
 	sh := func() term { // BPF masks shift amounts to the width
-		return b.and2(y, konst(w, uint64(w-1)))
+		return b.bvAnd(y, konst(w, uint64(w-1)))
 	}
 	zero := konst(w, 0)
 	switch op {
@@ -148,7 +148,7 @@ func (b builder) alu(op asm.ALUOp, signed bool, x, y term) (term, error) {
 	case asm.Or:
 		return b.def(w, "bvor", x, y), nil
 	case asm.And:
-		return b.and2(x, y), nil
+		return b.bvAnd(x, y), nil
 	case asm.Xor:
 		return b.def(w, "bvxor", x, y), nil
 	case asm.LSh:
@@ -182,8 +182,9 @@ func (b builder) plusLen(r, x, y term, sign int64) term {
 	return r
 }
 
-func (b builder) and2(x, y term) term {
-	x, y = b.res(x), b.res(y)
+// bvAnd is the bitwise and of two terms of one width.
+func (b builder) bvAnd(x, y term) term {
+	x, y = b.resolve(x), b.resolve(y)
 	if x.alt != nil && y.known {
 		r, _ := b.lift(x, x.w, func(v uint64) uint64 { return v & y.c })
 		return r

@@ -66,15 +66,15 @@ type Checker struct {
 	model int
 	// ByModel counts prefixes found satisfiable by the model of an
 	// earlier check, without a check of their own.
-	ByModel  int
-	notes    map[string]bool
-	Checks   int         // solver checks, including those that find the refuted prefix
-	Folded   int         // paths refuted without the solver (a constant condition)
-	Restarts int         // solvers killed for overrunning their timeout
-	ByLemma  int         // paths refuted by a lemma, without the solver
-	ByFamily int         // paths refuted as members of a family proven impossible
-	aux      *smt.Solver // tracks named assertions (unsat cores)
-	fam      *smt.Solver // proves families (see Family)
+	ByModel    int
+	notes      map[string]bool
+	Checks     int         // solver checks, including those that find the refuted prefix
+	Folded     int         // paths refuted without the solver (a constant condition)
+	Restarts   int         // solvers killed for overrunning their timeout
+	ByLemma    int         // paths refuted by a lemma, without the solver
+	ByFamily   int         // paths refuted as members of a family proven impossible
+	coreSolver *smt.Solver // tracks named assertions (unsat cores)
+	famSolver  *smt.Solver // proves families (see Family)
 	// foldMisses counts, by the edge a prefix folded at, the searches for
 	// its family that found none (see learnFolded).
 	foldMisses map[int32]int
@@ -144,11 +144,11 @@ func (c *Checker) abstract() uint32 {
 
 // Close stops the solvers.
 func (c *Checker) Close() error {
-	if c.aux != nil {
-		c.aux.Close()
+	if c.coreSolver != nil {
+		c.coreSolver.Close()
 	}
-	if c.fam != nil {
-		c.fam.Close()
+	if c.famSolver != nil {
+		c.famSolver.Close()
 	}
 	return c.s.Close()
 }

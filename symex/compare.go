@@ -46,7 +46,7 @@ func (b builder) and(cs ...term) term {
 }
 
 func (b builder) eq(x, y term) term {
-	x, y = b.res(x), b.res(y)
+	x, y = b.resolve(x), b.resolve(y)
 	if c, ok := b.decide(asm.JEq, x, y); ok {
 		return c
 	}
@@ -75,7 +75,7 @@ func (b builder) eq(x, y term) term {
 // cmp is the Bool of a BPF conditional jump "x op y" on w-bit terms.
 func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 	w := x.w
-	x, y = b.res(x), b.res(y)
+	x, y = b.resolve(x), b.resolve(y)
 	if c, ok := b.decide(op, x, y); ok {
 		return c, nil
 	}
@@ -83,20 +83,22 @@ func (b builder) cmp(op asm.JumpOp, x, y term) (term, error) {
 		return boolConst(foldCmp(op, w, x.c, y.c)), nil
 	}
 	if b.lens == nil {
-		return b.cmp1(op, w, x, y)
+		return b.bvCmp(op, w, x, y)
 	}
 	if t := lenTestOf(op, x, y, *b.lens); t != nil {
 		if v, ok := t.decide(*b.lens); ok {
 			return boolConst(v), nil
 		}
-		c, err := b.cmp1(op, w, x, y)
+		c, err := b.bvCmp(op, w, x, y)
 		c.test = t
 		return c, err
 	}
-	return b.cmp1(op, w, x, y)
+	return b.bvCmp(op, w, x, y)
 }
 
-func (b builder) cmp1(op asm.JumpOp, w uint16, x, y term) (term, error) {
+// bvCmp writes "x op y" as an SMT Bool, without the decisions cmp
+// tries first.
+func (b builder) bvCmp(op asm.JumpOp, w uint16, x, y term) (term, error) {
 	var f string
 	switch op {
 	case asm.JEq:
@@ -120,7 +122,7 @@ func (b builder) cmp1(op asm.JumpOp, w uint16, x, y term) (term, error) {
 	case asm.JSLE:
 		f = "bvsle"
 	case asm.JSet:
-		return b.not(b.eq(b.and2(x, y), konst(w, 0))), nil
+		return b.not(b.eq(b.bvAnd(x, y), konst(w, 0))), nil
 	default:
 		return term{}, fmt.Errorf("jump operation %v", op)
 	}

@@ -27,7 +27,7 @@ func (m *machine) note(format string, args ...any) { m.notes[fmt.Sprintf(format,
 
 // assert adds a condition of the path.
 func (m *machine) assert(c term) {
-	c = m.b.res(c)
+	c = m.b.resolve(c)
 	if c.known {
 		if c.c == 0 {
 			m.dead = true

@@ -91,7 +91,7 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 	if ls == nil || k == 0 {
 		return 0, nil
 	}
-	if _, err := c.auxSolver(); err != nil {
+	if _, err := c.ensureCoreSolver(); err != nil {
 		return 0, err
 	}
 	var lines []string
@@ -105,17 +105,17 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 			lines = append(lines, line)
 		}
 	}
-	if err := c.aux.Push(); err != nil {
+	if err := c.coreSolver.Push(); err != nil {
 		return 0, err
 	}
-	if err := c.aux.Send(lines...); err != nil {
+	if err := c.coreSolver.Send(lines...); err != nil {
 		return 0, err
 	}
 	c.Checks++
-	r, err := c.aux.CheckFor(ctx, budget)
+	r, err := c.coreSolver.CheckFor(ctx, budget)
 	if errors.Is(err, smt.ErrStalled) {
-		c.aux.Close()
-		c.aux = nil
+		c.coreSolver.Close()
+		c.coreSolver = nil
 		return 0, nil
 	}
 	if err != nil {
@@ -123,11 +123,11 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 	}
 	var core []string
 	if r == smt.Unsat {
-		if core, err = c.aux.UnsatCore(); err != nil {
+		if core, err = c.coreSolver.UnsatCore(); err != nil {
 			return 0, err
 		}
 	}
-	if err := c.aux.Pop(); err != nil {
+	if err := c.coreSolver.Pop(); err != nil {
 		return 0, err
 	}
 	if r != smt.Unsat {
@@ -204,18 +204,18 @@ func assertions(text []string) []string {
 	return out
 }
 
-// auxSolver returns the second solver, started on first use.
-func (c *Checker) auxSolver() (*smt.Solver, error) {
-	if c.aux == nil {
+// ensureCoreSolver returns the second solver, started on first use.
+func (c *Checker) ensureCoreSolver() (*smt.Solver, error) {
+	if c.coreSolver == nil {
 		o := c.opts
 		o.Solver.UnsatCores = true
 		s, err := startSolver(o, c.g.Maps)
 		if err != nil {
 			return nil, err
 		}
-		c.aux = s
+		c.coreSolver = s
 	}
-	return c.aux, nil
+	return c.coreSolver, nil
 }
 
 // coreLevels returns the levels (below k, ascending) that the names of an

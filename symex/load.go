@@ -99,8 +99,8 @@ func (c *Checker) exec(st *state, names int, notes map[string]bool, s famStep, i
 	var err error
 	var e cfg.Edge
 	switch {
-	case s.hv != nil:
-		m.havocRegion(s.hv)
+	case s.havoc != nil:
+		m.havocRegion(s.havoc)
 		e = cfg.Edge{To: s.into, Kind: cfg.EdgeJump}
 	default:
 		e = c.g.Edges[s.edge]

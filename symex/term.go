@@ -127,10 +127,10 @@ type builder struct {
 	lens *span
 }
 
-// res replaces a choice whose Bool the path decided by its constant, and
-// a term the path asserted equal to a constant (or the zero extension of
-// one) by that constant.
-func (b builder) res(t term) term {
+// resolve replaces a choice whose Bool the path decided by its constant,
+// and a term the path asserted equal to a constant (or the zero extension
+// of one) by that constant.
+func (b builder) resolve(t term) term {
 	if !t.known && t.alt == nil {
 		name := t.s
 		if t.wide != nil {
