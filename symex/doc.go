@@ -1,6 +1,6 @@
-// Package symex executes one path of a program graph symbolically and asks
-// an SMT solver whether any packet and any map contents can drive the
-// program along it.
+// Package symex executes one path of a program graph symbolically, into
+// SMT-LIB2 text, and asks an SMT solver whether any packet and any map
+// contents can drive the program along it.
 //
 // Registers and stack bytes are bit-vector terms, folded to constants where
 // they are known. The packet is a symbolic byte array with a symbolic
@@ -45,5 +45,13 @@
 // a later path over the same edges whose text is the same is refuted
 // without the solver. Paths that differ only in an earlier, unrelated
 // choice (which of two VLAN ethertypes, say) then cost one solver
-// refutation in all instead of one each.
+// refutation in all instead of one each. With Options.Families as well, a
+// learned core's edges become a family (every path that takes them, in
+// order, whatever it does between them), proven impossible as a whole by
+// one check of an over-approximation of all its paths (family.go), so that
+// an enumeration can leave the whole family out.
+//
+// For a satisfiable path, Example asks the solver for the shortest packet,
+// and the map contents, that drive the program along it: an input to
+// replay. Describe gives a path's SMT-LIB2 text without a solver.
 package symex

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dpperf/dpperf/smt"
 )
@@ -191,44 +190,6 @@ func (c *Checker) popScopes(solver *smt.Solver, scopes *int) {
 	c.model = -1
 }
 
-// leastLength searches the smallest packet length that takes the loaded
-// path, from the length of the solver's model down; minimal is false when
-// a solver timeout cut the search short, and kept is true when no check
-// was needed, so that the solver still holds the model (of length hi).
-func (c *Checker) leastLength(ctx context.Context, st *state) (hi uint64, minimal, kept bool, err error) {
-	vals, err := c.s.Values([]string{"len"})
-	if err != nil {
-		return 0, false, false, c.stalled(err, len(c.levels)) // stalled: no example
-	}
-	hi, err = parseUint(vals[0])
-	if err != nil {
-		return 0, false, false, err
-	}
-	// The lengths below the path's interval are refuted already: a path
-	// whose bounds checks are at constant offsets needs no search.
-	lo := uint64(max(int64(c.opts.MinPacket), st.lens.lo))
-	minimal, kept = true, lo >= hi
-	for first := true; lo < hi; first = false {
-		mid := lo + (hi-lo)/2
-		if first {
-			mid = lo // most often the path's least length is its answer
-		}
-		res, err := c.within(ctx, fmt.Sprintf("(bvule len %s)", konst(64, mid).s))
-		if err != nil {
-			return 0, false, false, err
-		}
-		switch res {
-		case smt.Sat:
-			hi = mid
-		case smt.Unsat:
-			lo = mid + 1
-		default:
-			lo, minimal = mid+1, false
-		}
-	}
-	return hi, minimal, kept, nil
-}
-
 // fill completes ex from a model of the loaded path at packet length n,
 // in scopes the caller opened on solver (popped when it returns); held
 // says that the solver holds such a model from its last check.
@@ -353,49 +314,6 @@ var ErrHashRefuted = errors.New("the path is impossible with its hashes computed
 // in the examples; replaying one, set interp.Options.ClockStep to it.
 const ClockStep = 1000
 
-// comments lists the fields of the loaded path's "; @kind ..." comments,
-// in order.
-func (c *Checker) comments(kind string) [][]string {
-	var out [][]string
-	for _, l := range c.levels {
-		for _, line := range l.text {
-			if rest, ok := strings.CutPrefix(line, "; @"+kind+" "); ok {
-				out = append(out, strings.Fields(rest))
-			}
-		}
-	}
-	return out
-}
-
-// abstractionsConstrain reports whether an assertion of the loaded path,
-// or its verdict, uses a value the executor abstracted (a hash, or any
-// result of more than maxOps operations), directly or through the
-// definitions. A transcoder whose computed bytes only go into the packet
-// does not: whatever values the solver gives them, the same packet takes
-// the path, so solving with their exact definitions (which can take the
-// solver longer than any timeout) is not needed.
-func (c *Checker) abstractionsConstrain(st *state) bool {
-	w := c.window(len(c.levels))
-	var roots []string
-	for _, text := range w.levels {
-		for _, line := range text {
-			if strings.HasPrefix(line, "(assert ") {
-				roots = append(roots, line)
-			}
-		}
-	}
-	if st.exited {
-		roots = append(roots, st.verdict.s)
-	}
-	need := uses(roots, w.body)
-	for _, f := range c.comments("abstract") {
-		if need[f[0]] {
-			return true
-		}
-	}
-	return false
-}
-
 // clocks names the results of the loaded path's clock helpers, in order.
 func (c *Checker) clocks() []string {
 	var out []string
@@ -406,100 +324,6 @@ func (c *Checker) clocks() []string {
 		}
 	}
 	return out
-}
-
-// abstractions lists the equalities between the loaded path's abstracted
-// values and their exact definitions.
-func (c *Checker) abstractions() []string {
-	var eqs []string
-	for _, f := range c.comments("abstract") {
-		eqs = append(eqs, "(= "+f[0]+" "+f[1]+")")
-	}
-	return eqs
-}
-
-// exact asserts, in a scope of its own, the equalities eqs between the
-// loaded path's abstracted values and their definitions, and checks them
-// (ten times the per-path timeout, at least 10 s, but smt.CheckFor keeps
-// a check within the solver's own timeout when it has one: z3 inverting
-// a hash rarely finishes, see pinnedExample). It reports whether the scope
-// stays: true when the exact path is satisfiable. ErrHashRefuted says it
-// is not; false without error means there is nothing to make exact, or
-// the solver could not tell, and the model is the abstract one.
-func (c *Checker) exact(ctx context.Context, eqs []string) (bool, error) {
-	if len(eqs) == 0 {
-		return false, nil
-	}
-	n := len(c.levels)
-	if err := c.s.Push(); err != nil {
-		return false, err
-	}
-	if err := c.s.Send("(assert (and " + strings.Join(eqs, " ") + "))"); err != nil {
-		return false, err
-	}
-	s := c.s
-	res, err := c.checkAt(ctx, n, max(10*c.opts.Solver.Timeout, 10*time.Second))
-	if err != nil || res == smt.Sat {
-		return res == smt.Sat, err
-	}
-	if c.s == s {
-		if err := c.s.Pop(); err != nil {
-			return false, err
-		}
-	}
-	if res == smt.Unsat {
-		return false, ErrHashRefuted
-	}
-	// Unknown: back to the abstract model.
-	res, err = c.checkAt(ctx, n, 0)
-	if err == nil && res != smt.Sat {
-		err = fmt.Errorf("the path's abstract check gave %v after a satisfiable one", res)
-	}
-	return false, err
-}
-
-// within checks the path's assertions plus one more, in a scope of its own.
-func (c *Checker) within(ctx context.Context, extra string) (smt.Result, error) {
-	if err := c.s.Push(); err != nil {
-		return smt.Unknown, err
-	}
-	if err := c.s.Send("(assert " + extra + ")"); err != nil {
-		return smt.Unknown, err
-	}
-	s := c.s
-	res, err := c.checkAt(ctx, len(c.levels), c.opts.Solver.Timeout)
-	if c.s == s { // not restarted
-		if perr := c.s.Pop(); err == nil {
-			err = perr
-		}
-	}
-	c.model = -1 // a pop discards the model
-	return res, err
-}
-
-// Shorter says whether the loaded path runs with a packet of fewer than n
-// bytes. Hashes stay free, so Unsat is definite and Sat may not be.
-func (c *Checker) Shorter(ctx context.Context, n int) (smt.Result, error) {
-	if len(c.levels) == 0 {
-		return smt.Unknown, fmt.Errorf("no path loaded")
-	}
-	if int64(n) <= c.levels[len(c.levels)-1].st.lens.lo {
-		return smt.Unsat, nil // the path's bounds checks need more
-	}
-	if err := c.solverAt(len(c.levels)); err != nil {
-		return smt.Unknown, err
-	}
-	return c.within(ctx, fmt.Sprintf("(bvult len %s)", konst(64, uint64(n)).s))
-}
-
-// LeastLength loads edges and returns the least packet length their
-// bounds checks allow, without the solver; false when the path could not
-// be loaded (a prefix that folds to false, which Check then reports).
-func (c *Checker) LeastLength(edges []int32) (int64, bool) {
-	if err := c.load(context.Background(), edges); err != nil || len(c.levels) == 0 {
-		return 0, false
-	}
-	return c.levels[len(c.levels)-1].st.lens.lo, true
 }
 
 // parseUint reads a solver value: #x…, #b…, (_ bvN w), true or false.

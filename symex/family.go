@@ -144,14 +144,14 @@ func (c *Checker) proveSteps(ctx context.Context, steps []famStep, budget time.D
 	case !ok:
 		return false, nil
 	}
-	if c.fam == nil {
+	if c.famSolver == nil {
 		s, err := startSolver(c.opts, c.g.Maps)
 		if err != nil {
 			return false, err
 		}
-		c.fam = s
+		c.famSolver = s
 	}
-	s := c.fam
+	s := c.famSolver
 
 	if err := s.Push(); err != nil {
 		return false, err
@@ -163,7 +163,7 @@ func (c *Checker) proveSteps(ctx context.Context, steps []famStep, budget time.D
 	r, err := s.CheckFor(ctx, budget)
 	if errors.Is(err, smt.ErrStalled) {
 		s.Close()
-		c.fam = nil
+		c.famSolver = nil
 		return false, nil
 	}
 	if err != nil {

@@ -74,9 +74,9 @@ func (m *machine) havocRegion(w *writes) {
 // famStep is one step of a family's execution: an edge taken exactly, or
 // a region (havoc set) followed by the body of the node it meets at.
 type famStep struct {
-	edge int32
-	hv   *writes
-	into cfg.NodeID
+	edge  int32
+	havoc *writes
+	into  cfg.NodeID
 }
 
 // familyPlan lays out the steps of the over-approximation of the paths that
@@ -109,7 +109,7 @@ func coarse(g *cfg.Graph, seg []famStep, nodes []cfg.NodeID, keep int) ([]famSte
 	entry := g.Edges[seg[0].edge].To
 	last := seg[len(seg)-keep-1]
 	into := last.into
-	if last.hv == nil {
+	if last.havoc == nil {
 		into = g.Edges[last.edge].To
 	}
 	var inside []cfg.NodeID
@@ -122,7 +122,7 @@ func coarse(g *cfg.Graph, seg []famStep, nodes []cfg.NodeID, keep int) ([]famSte
 	if err != nil {
 		return nil, err
 	}
-	out := []famStep{seg[0], {edge: -1, hv: w, into: into}}
+	out := []famStep{seg[0], {edge: -1, havoc: w, into: into}}
 	return append(out, seg[len(seg)-keep:]...), nil
 }
 
@@ -211,7 +211,7 @@ func segment(g *cfg.Graph, out [][]int32, a, b cfg.NodeID) ([]famStep, []cfg.Nod
 			if err != nil {
 				return nil, nil, err
 			}
-			steps = append(steps, famStep{edge: -1, hv: w, into: v})
+			steps = append(steps, famStep{edge: -1, havoc: w, into: v})
 		}
 		prev, inside = v, inside[:0]
 	}

@@ -57,7 +57,7 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 	case asm.FnRedirectMap:
 		// XDP_REDIRECT when the entry exists, else the low two bits of flags.
 		found := b.fresh(1, "rm")
-		fallback := b.and2(r(asm.R3).off, konst(64, 3))
+		fallback := b.bvAnd(r(asm.R3).off, konst(64, 3))
 		res = scalar(b.ite(found, konst(64, xdpRedirect), fallback))
 	case asm.FnXdpAdjustHead:
 		res = m.adjustHead(r(asm.R2).off)
@@ -105,7 +105,7 @@ func (m *machine) status(prefix string) value {
 	b := m.b
 	v := b.fresh(64, prefix)
 	ok := b.eq(v, konst(64, 0))
-	errno := b.and(b.scmp(asm.JSLT, v, konst(64, 0)), b.scmp(asm.JSGE, v, neg(4095)))
+	errno := b.and(b.cmpBool(asm.JSLT, v, konst(64, 0)), b.cmpBool(asm.JSGE, v, neg(4095)))
 	m.assert(b.def(1, "or", ok, errno))
 	return scalar(v)
 }
@@ -149,7 +149,7 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	var found term
 	switch spec.Type {
 	case ebpf.Array, ebpf.PerCPUArray:
-		found = b.scmp(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
+		found = b.cmpBool(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
 	default:
 		found = b.defRaw(1, "("+has+" "+key.s+")")
 	}
@@ -249,7 +249,7 @@ func (m *machine) adjustHead(delta term) value {
 	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, st.pkt.meta)
 	lowest, _ := b.alu(asm.Add, false, metalen, neg(xdpHeadroom-xdpFrameSize))
 	highest, _ := b.alu(asm.Sub, false, st.pkt.end, konst(64, ethHlen))
-	ok := b.and(b.scmp(asm.JSGE, head, lowest), b.scmp(asm.JSLE, head, highest))
+	ok := b.and(b.cmpBool(asm.JSGE, head, lowest), b.cmpBool(asm.JSLE, head, highest))
 	st.pkt.head = b.ite(ok, head, st.pkt.head)
 	meta, _ := b.alu(asm.Sub, false, head, metalen)
 	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
@@ -265,7 +265,7 @@ func (m *machine) adjustTail(delta term) value {
 	end, _ := b.alu(asm.Add, false, st.pkt.end, d)
 	size, _ := b.alu(asm.Sub, false, end, st.pkt.head)
 	limit := konst(64, uint64(pageSize-xdpHeadroom-xdpTailroom))
-	ok := b.and(b.scmp(asm.JSLE, end, limit), b.scmp(asm.JSGE, size, konst(64, ethHlen)))
+	ok := b.and(b.cmpBool(asm.JSLE, end, limit), b.cmpBool(asm.JSGE, size, konst(64, ethHlen)))
 	st.pkt.end = b.ite(ok, end, st.pkt.end)
 	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
 }
@@ -278,10 +278,10 @@ func (m *machine) adjustMeta(delta term) value {
 	meta, _ := b.alu(asm.Add, false, st.pkt.meta, d)
 	metalen, _ := b.alu(asm.Sub, false, st.pkt.head, meta)
 	ok := b.and(
-		b.scmp(asm.JSGE, meta, neg(xdpHeadroom-xdpFrameSize)),
-		b.scmp(asm.JSGE, metalen, konst(64, 0)),
-		b.scmp(asm.JSLE, metalen, konst(64, maxMeta)),
-		b.eq(b.and2(metalen, konst(64, 3)), konst(64, 0)))
+		b.cmpBool(asm.JSGE, meta, neg(xdpHeadroom-xdpFrameSize)),
+		b.cmpBool(asm.JSGE, metalen, konst(64, 0)),
+		b.cmpBool(asm.JSLE, metalen, konst(64, maxMeta)),
+		b.eq(b.bvAnd(metalen, konst(64, 3)), konst(64, 0)))
 	st.pkt.meta = b.ite(ok, meta, st.pkt.meta)
 	return scalar(b.ite(ok, konst(64, 0), neg(einval)))
 }
@@ -330,8 +330,8 @@ func (m *machine) atomic(ins asm.Instruction, size int) error {
 // neg is the 64-bit constant -n.
 func neg(n int64) term { return konst(64, uint64(-n)) }
 
-// scmp is a comparison that cannot fail (the operation is known).
-func (b builder) scmp(op asm.JumpOp, x, y term) term {
+// cmpBool is a comparison that cannot fail (the operation is known).
+func (b builder) cmpBool(op asm.JumpOp, x, y term) term {
 	c, _ := b.cmp(op, x, y)
 	return c
 }

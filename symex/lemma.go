@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dpperf/dpperf/smt"
@@ -35,159 +34,6 @@ import (
 // so nothing is assumed about the paths' states: a different earlier path
 // that changes any definition the window uses gives a different text, and
 // the path goes to the solver as before.
-
-// Lemmas is a store of refuted windows shared by the Checkers of a search,
-// with the families proven impossible (Family, for the enumeration to leave
-// out, see Families) and the twins still to prove (twins.go). The zero
-// value is ready; it is safe for concurrent use.
-type Lemmas struct {
-	mu     sync.Mutex
-	byLast map[int32][]lemma // by the window's last edge
-	n      int
-	size   int // bytes of text held
-	// families are edge sequences no path that takes them can follow
-	// (proven by Family), in the order they were found.
-	families [][]int32
-	famKeys  map[string]bool
-	pending  []twin          // families to prove (see propose)
-	tried    map[string]bool // twins taken from pending, proven or not
-}
-
-// claim reports whether t is neither a family nor taken by another
-// Checker, and takes it.
-func (ls *Lemmas) claim(t twin) bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	k := fmt.Sprint(t.edges)
-	if ls.famKeys[k] || ls.tried[k] {
-		return false
-	}
-	if ls.tried == nil {
-		ls.tried = map[string]bool{}
-	}
-	ls.tried[k] = true
-	return true
-}
-
-func (ls *Lemmas) queue(t twin) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	ls.pending = append(ls.pending, t)
-}
-
-func (ls *Lemmas) dequeue() (twin, bool) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if len(ls.pending) == 0 {
-		return twin{}, false
-	}
-	t := ls.pending[len(ls.pending)-1]
-	ls.pending = ls.pending[:len(ls.pending)-1]
-	return t, true
-}
-
-// Covering returns the length of the shortest prefix of path that takes
-// every edge of a family, or 0.
-func (ls *Lemmas) Covering(path []int32) int {
-	ls.mu.Lock()
-	fams := ls.families
-	ls.mu.Unlock()
-	best := 0
-	for _, f := range fams {
-		if n := takes(path, f); n > 0 && (best == 0 || n < best) {
-			best = n
-		}
-	}
-	return best
-}
-
-// Takes reports whether path takes the edges of fam in order.
-func Takes(path, fam []int32) bool { return takes(path, fam) > 0 }
-
-// takes returns the length of the shortest prefix of path that takes the
-// edges of fam in order, or 0.
-func takes(path, fam []int32) int {
-	j := 0
-	for i, e := range path {
-		if e == fam[j] {
-			if j++; j == len(fam) {
-				return i + 1
-			}
-		}
-	}
-	return 0
-}
-
-// Families returns the families (see Family) proven impossible so far, in
-// the order they were found.
-func (ls *Lemmas) Families() [][]int32 {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.families[:len(ls.families):len(ls.families)]
-}
-
-func (ls *Lemmas) hasFamily(edges []int32) bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.famKeys[fmt.Sprint(edges)]
-}
-
-func (ls *Lemmas) addFamily(edges []int32) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	k := fmt.Sprint(edges)
-	if ls.famKeys[k] {
-		return
-	}
-	if ls.famKeys == nil {
-		ls.famKeys = map[string]bool{}
-	}
-	ls.famKeys[k] = true
-	ls.families = append(ls.families, slices.Clone(edges))
-}
-
-type lemma struct {
-	edges []int32 // the core's edges, in path order
-	text  string  // the window's formula in canonical names
-}
-
-// maxLemmaBytes bounds the text a store holds; past it, nothing more is
-// learned (what was learned still prunes).
-const maxLemmaBytes = 64 << 20
-
-// Len returns the number of lemmas held.
-func (ls *Lemmas) Len() int {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.n
-}
-
-func (ls *Lemmas) add(edges []int32, text string) {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if ls.size+len(text) > maxLemmaBytes {
-		return
-	}
-	last := edges[len(edges)-1]
-	for _, l := range ls.byLast[last] {
-		if l.text == text && slices.Equal(l.edges, edges) {
-			return
-		}
-	}
-	if ls.byLast == nil {
-		ls.byLast = map[int32][]lemma{}
-	}
-	ls.byLast[last] = append(ls.byLast[last], lemma{slices.Clone(edges), text})
-	ls.n++
-	ls.size += len(text)
-}
-
-// candidates returns the lemmas whose window ends with edge e.
-func (ls *Lemmas) candidates(e int32) []lemma {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.byLast[e]
-}
 
 // refutedByLemma returns the length of the shortest prefix of the loaded
 // path that a lemma refutes, or 0.
@@ -245,7 +91,7 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 	if ls == nil || k == 0 {
 		return 0, nil
 	}
-	if _, err := c.auxSolver(); err != nil {
+	if _, err := c.ensureCoreSolver(); err != nil {
 		return 0, err
 	}
 	var lines []string
@@ -259,17 +105,17 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 			lines = append(lines, line)
 		}
 	}
-	if err := c.aux.Push(); err != nil {
+	if err := c.coreSolver.Push(); err != nil {
 		return 0, err
 	}
-	if err := c.aux.Send(lines...); err != nil {
+	if err := c.coreSolver.Send(lines...); err != nil {
 		return 0, err
 	}
 	c.Checks++
-	r, err := c.aux.CheckFor(ctx, budget)
+	r, err := c.coreSolver.CheckFor(ctx, budget)
 	if errors.Is(err, smt.ErrStalled) {
-		c.aux.Close()
-		c.aux = nil
+		c.coreSolver.Close()
+		c.coreSolver = nil
 		return 0, nil
 	}
 	if err != nil {
@@ -277,11 +123,11 @@ func (c *Checker) learn(ctx context.Context, k int, budget time.Duration) (int, 
 	}
 	var core []string
 	if r == smt.Unsat {
-		if core, err = c.aux.UnsatCore(); err != nil {
+		if core, err = c.coreSolver.UnsatCore(); err != nil {
 			return 0, err
 		}
 	}
-	if err := c.aux.Pop(); err != nil {
+	if err := c.coreSolver.Pop(); err != nil {
 		return 0, err
 	}
 	if r != smt.Unsat {
@@ -358,18 +204,18 @@ func assertions(text []string) []string {
 	return out
 }
 
-// auxSolver returns the second solver, started on first use.
-func (c *Checker) auxSolver() (*smt.Solver, error) {
-	if c.aux == nil {
+// ensureCoreSolver returns the second solver, started on first use.
+func (c *Checker) ensureCoreSolver() (*smt.Solver, error) {
+	if c.coreSolver == nil {
 		o := c.opts
 		o.Solver.UnsatCores = true
 		s, err := startSolver(o, c.g.Maps)
 		if err != nil {
 			return nil, err
 		}
-		c.aux = s
+		c.coreSolver = s
 	}
-	return c.aux, nil
+	return c.coreSolver, nil
 }
 
 // coreLevels returns the levels (below k, ascending) that the names of an
@@ -388,160 +234,4 @@ func coreLevels(core []string, k int) []int {
 	}
 	slices.Sort(at)
 	return at
-}
-
-// window gives the canonical text of windows of the first n loaded levels.
-type window struct {
-	levels [][]string
-	def    map[string]defAt // names the levels define
-}
-
-type defAt struct {
-	level, line int
-}
-
-func (c *Checker) window(n int) *window {
-	w := &window{levels: make([][]string, n), def: map[string]defAt{}}
-	for i := range n {
-		w.levels[i] = c.levels[i].text
-		for j, line := range c.levels[i].text {
-			if name := definedName(line); name != "" {
-				w.def[name] = defAt{i, j}
-			}
-		}
-	}
-	return w
-}
-
-// body returns the line that defines name in the window.
-func (w *window) body(name string) (string, bool) {
-	d, ok := w.def[name]
-	if !ok {
-		return "", false
-	}
-	return w.levels[d.level][d.line], true
-}
-
-// text returns the assertions of levels [j, k) with the definitions they
-// use, in the order the path made them, every defined name replaced by
-// its rank of first appearance; "" when the window asserts nothing.
-func (w *window) text(j, k int) string {
-	at := make([]int, 0, k-j)
-	for i := j; i < k; i++ {
-		at = append(at, i)
-	}
-	return w.textOf(at)
-}
-
-// textOf is text for the levels at (ascending), which need not be
-// contiguous.
-func (w *window) textOf(at []int) string {
-	var asserts []defAt
-	var roots []string
-	for _, i := range at {
-		for l, line := range w.levels[i] {
-			if strings.HasPrefix(line, "(assert ") {
-				asserts = append(asserts, defAt{i, l})
-				roots = append(roots, line)
-			}
-		}
-	}
-	if len(asserts) == 0 {
-		return ""
-	}
-	need := uses(roots, w.body)
-	lines := make([]defAt, 0, len(need)+len(asserts))
-	for name := range need {
-		lines = append(lines, w.def[name])
-	}
-	slices.SortFunc(lines, func(a, b defAt) int {
-		if a.level != b.level {
-			return a.level - b.level
-		}
-		return a.line - b.line
-	})
-	lines = append(lines, asserts...)
-	rename := map[string]string{}
-	var sb strings.Builder
-	for i, d := range lines {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
-		sb.WriteString(canonical(w.levels[d.level][d.line], w.def, rename))
-	}
-	return sb.String()
-}
-
-// canonical rewrites line with every name in defs replaced by "k" and its
-// rank of first appearance (kept in rename).
-func canonical(line string, defs map[string]defAt, rename map[string]string) string {
-	var sb strings.Builder
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		tok := line[start:end]
-		if _, ok := defs[tok]; ok {
-			r, ok := rename[tok]
-			if !ok {
-				r = "k" + strconv.Itoa(len(rename))
-				rename[tok] = r
-			}
-			tok = r
-		}
-		sb.WriteString(tok)
-		start = -1
-	}
-	for i := 0; i < len(line); i++ {
-		if isNameByte(line[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-		sb.WriteByte(line[i])
-	}
-	flush(len(line))
-	return sb.String()
-}
-
-func isNameByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '#'
-}
-
-// uses returns the names that the SMT-LIB texts roots use, directly or
-// through the definitions body gives (false: not a defined name).
-func uses(roots []string, body func(name string) (string, bool)) map[string]bool {
-	need := map[string]bool{}
-	var walk func(text string)
-	walk = func(text string) {
-		for _, tok := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '(' || r == ')' }) {
-			if need[tok] {
-				continue
-			}
-			if b, ok := body(tok); ok {
-				need[tok] = true
-				walk(b)
-			}
-		}
-	}
-	for _, r := range roots {
-		walk(r)
-	}
-	return need
-}
-
-// definedName returns the name a define-fun, declare-const or declare-fun
-// line binds, or "".
-func definedName(line string) string {
-	for _, p := range []string{"(define-fun ", "(declare-const ", "(declare-fun "} {
-		if rest, ok := strings.CutPrefix(line, p); ok {
-			if i := strings.IndexByte(rest, ' '); i > 0 {
-				return rest[:i]
-			}
-		}
-	}
-	return ""
 }

@@ -58,24 +58,24 @@ func wellFormed() []string {
 		var tagged []string // the first tags EtherTypes announce VLAN tags
 		for i := 0; i < tags; i++ {
 			e := pktHalf(12 + 4*i)
-			tagged = append(tagged, "(or (= "+e+" "+hex16(ethVLAN)+") (= "+e+" "+hex16(ethVLANAD)+"))")
+			tagged = append(tagged, "(or (= "+e+" "+halfConst(ethVLAN)+") (= "+e+" "+halfConst(ethVLANAD)+"))")
 		}
 		if tags > 0 {
 			out = append(out, "(assert (=> "+conj(tagged...)+" "+lenAtLeast(l3)+"))")
 		}
 		etype := pktHalf(12 + 4*tags)
-		ip4 := conj(append(tagged, "(= "+etype+" "+hex16(ethIPv4)+")")...)
-		ip6 := conj(append(tagged, "(= "+etype+" "+hex16(ethIPv6)+")")...)
+		ip4 := conj(append(tagged, "(= "+etype+" "+halfConst(ethIPv4)+")")...)
+		ip6 := conj(append(tagged, "(= "+etype+" "+halfConst(ethIPv6)+")")...)
 		out = append(out,
-			"(assert (=> "+ip4+" "+wfIPv4(l3)+"))",
-			"(assert (=> "+ip6+" "+wfIPv6(l3)+"))")
+			"(assert (=> "+ip4+" "+wellFormedIPv4(l3)+"))",
+			"(assert (=> "+ip6+" "+wellFormedIPv6(l3)+"))")
 	}
 	return out
 }
 
-// wfIPv4 requires a valid IPv4 header at byte o and a valid transport
-// header after it.
-func wfIPv4(o int) string {
+// wellFormedIPv4 requires a valid IPv4 header at byte o and a valid
+// transport header after it.
+func wellFormedIPv4(o int) string {
 	b0 := pktByte(pktIndex(o))
 	ihl := "((_ extract 3 0) " + b0 + ")"
 	frag := pktHalf(o + 6)
@@ -86,30 +86,30 @@ func wfIPv4(o int) string {
 		// hl: header length, tot: total length (16 bits)
 		"(let ((hl (bvmul #x0004 ((_ zero_extend 12) "+ihl+"))) (tot "+pktHalf(o+2)+")) "+conj(
 			"(bvuge tot hl)",
-			"(bvule (bvadd "+hex64(o)+" ((_ zero_extend 48) tot)) len)",
+			"(bvule (bvadd "+lenConst(o)+" ((_ zero_extend 48) tot)) len)",
 			"(=> (= (bvand "+frag+" #x1fff) #x0000) "+
 				"(let ((pl (bvsub tot hl)) (l4 (bvadd "+pktIndex(o)+" ((_ zero_extend 16) hl)))) "+
-				wfTransport(pktByte(pktIndex(o+9)), "(= (bvand "+frag+" #x2000) #x0000)")+"))",
+				wellFormedTransport(pktByte(pktIndex(o+9)), "(= (bvand "+frag+" #x2000) #x0000)")+"))",
 		)+")",
 	)
 }
 
-// wfIPv6 requires a valid IPv6 header at byte o and a valid transport
-// header right after it.
-func wfIPv6(o int) string {
+// wellFormedIPv6 requires a valid IPv6 header at byte o and a valid
+// transport header right after it.
+func wellFormedIPv6(o int) string {
 	return conj(
 		lenAtLeast(o+40),
 		"(= ((_ extract 7 4) "+pktByte(pktIndex(o))+") #x6)",
-		"(bvule (bvadd "+hex64(o+40)+" ((_ zero_extend 48) "+pktHalf(o+4)+")) len)",
-		"(let ((pl "+pktHalf(o+4)+") (l4 "+pktIndex(o+40)+")) "+wfTransport(pktByte(pktIndex(o+6)), "true")+")",
+		"(bvule (bvadd "+lenConst(o+40)+" ((_ zero_extend 48) "+pktHalf(o+4)+")) len)",
+		"(let ((pl "+pktHalf(o+4)+") (l4 "+pktIndex(o+40)+")) "+wellFormedTransport(pktByte(pktIndex(o+6)), "true")+")",
 	)
 }
 
-// wfTransport requires a valid UDP or TCP header, as proto says, at the
-// 32-bit index l4 of an IP payload of pl bytes (16 bits); whole says the
-// payload is the whole datagram (not a first fragment). l4 and pl are
-// names bound by the caller.
-func wfTransport(proto, whole string) string {
+// wellFormedTransport requires a valid UDP or TCP header, as proto says,
+// at the 32-bit index l4 of an IP payload of pl bytes (16 bits); whole
+// says the payload is the whole datagram (not a first fragment). l4 and
+// pl are names bound by the caller.
+func wellFormedTransport(proto, whole string) string {
 	at := func(k int) string { return "(bvadd l4 " + pktIndex(k) + ")" }
 	ulen := "(concat " + pktByte(at(4)) + " " + pktByte(at(5)) + ")"
 	doff := "((_ extract 7 4) " + pktByte(at(12)) + ")"
@@ -132,12 +132,14 @@ func conj(terms ...string) string {
 // pktIndex is a constant packet index (32 bits).
 func pktIndex(i int) string { return hexConst(8, uint64(i)) }
 
-func hex16(v int) string { return hexConst(4, uint64(v)) }
+// halfConst is a 16-bit constant, as wide as a pktHalf field.
+func halfConst(v int) string { return hexConst(4, uint64(v)) }
 
-func hex64(v int) string { return hexConst(16, uint64(v)) }
+// lenConst is a 64-bit constant, as wide as len.
+func lenConst(v int) string { return hexConst(16, uint64(v)) }
 
 // lenAtLeast says the packet has at least n bytes.
-func lenAtLeast(n int) string { return "(bvuge len " + hex64(n) + ")" }
+func lenAtLeast(n int) string { return "(bvuge len " + lenConst(n) + ")" }
 
 // pktByte is the received packet's byte at the 32-bit index i.
 func pktByte(i string) string { return "(select pkt0 " + i + ")" }
