@@ -13,6 +13,16 @@
 // itself. method.md describes every micro-program and how the target's
 // costs are derived from them.
 //
+// A calibrated target records its spread and the host key it holds for
+// (CPU, microcode, kernel, JIT settings); HostCache keeps this machine's
+// calibration under the user's cache directory for --target host, measured
+// on first use. Corpus times the steady paths of real programs (chosen by
+// the interpreter, priced per cost group), and Fit scales a target's cost
+// groups to them by a linear program (an envelope or a median fit, gonum's
+// simplex). Report and FitReport are what `dpperf targets calibrate` and
+// `dpperf targets fit` print (json.md).
+//
 // It loads programs into the kernel, so it is a measuring package, kept
-// apart from the analyses (bound never imports it).
+// apart from the analyses (bound never imports it; Fit alone needs no
+// kernel).
 package calibrate

@@ -2,7 +2,10 @@
 // kernel with BPF_PROG_TEST_RUN: it loads the program with the maps the
 // solver asked for, checks that the packet takes the predicted path (the
 // concrete interpreter, itself checked against the kernel, reports the
-// path; the kernel reports the verdict), and times it.
+// path; the kernel reports the verdict), and times it (the median of five
+// timings). Examples whose repeats leave their path (a stateful program's
+// second packet meets the state the first one left) are also timed in
+// single runs from a restored state, through package classtime.
 package measure
 
 import (

@@ -15,7 +15,7 @@ import (
 // anything else by what kind of unknown it is (unknown()).
 
 // declaredMeaning names what a declared constant of the symbolic executor
-// stands for, by the prefix of its name (symex/exec.go, symex/helpers.go),
+// stands for, by the prefix of its name (symex/exec.go, symex/memory.go, symex/helpers.go),
 // for constants that no comment describes.
 var declaredMeaning = map[string]string{
 	"a":     "hash()",            // an abstracted value whose definition is not in the text

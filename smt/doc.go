@@ -2,5 +2,7 @@
 // persistent process per Solver (Z3 by default; any solver that reads
 // SMT-LIB2 on stdin, such as cvc5, can be configured), incremental
 // push/pop, a timeout per query that turns a slow query into Unknown, and
-// reading values out of a model.
+// reading values out of a model. With Z3, definitions are held back until
+// a command uses them (lazy.go), scoped by push and pop, so that a long
+// path's unused definitions never reach the solver.
 package smt

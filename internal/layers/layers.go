@@ -43,6 +43,7 @@ var Of = map[string]Layer{
 	"measure":          Kernel,
 	"testrun":          Kernel,
 	"record/kernel":    Kernel,
+	"record/capture":   Kernel,
 	"profile/collect":  Kernel,
 	"internal/tracefs": Kernel,
 
