@@ -15,7 +15,6 @@ import (
 	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 
-	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -37,8 +36,6 @@ func haveKernelBTF() bool {
 }
 
 const noKind = 255
-
-var _ analyze.RecordSource = (*BPF)(nil)
 
 // BPF collects block events with BPF tracepoint programs.
 type BPF struct {
@@ -340,7 +337,7 @@ func (c *BPF) Next() (event.Event, error) {
 
 // NextRecord returns the next finished request as a whole; io.EOF after
 // Stop once the ring buffer is drained. It and Next must not be mixed.
-func (c *BPF) NextRecord(r *analyze.Record) error {
+func (c *BPF) NextRecord(r *event.Record) error {
 	for {
 		b, err := c.nextRecordBytes()
 		if err != nil {
@@ -413,12 +410,12 @@ func (c *BPF) readStaged() ([]byte, error) {
 
 // decodeBlockInto fills r from struct event of bpf/block.c; false when
 // the sample is too short.
-func decodeBlockInto(b []byte, kinds *[5]uint8, r *analyze.Record) bool {
+func decodeBlockInto(b []byte, kinds *[5]uint8, r *event.Record) bool {
 	if len(b) < blockRecordLen {
 		return false
 	}
 	le := binary.LittleEndian
-	*r = analyze.Record{
+	*r = event.Record{
 		Dev:   event.Dev(le.Uint32(b[48:])),
 		Bytes: le.Uint32(b[52:]),
 		CPU:   le.Uint16(b[56:]),

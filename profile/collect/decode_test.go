@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -54,7 +53,7 @@ func TestDecodeBlockInto(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := [5]uint8{noKind, noKind, noKind, 0, 1} // a path of D and C only
-	var r analyze.Record
+	var r event.Record
 	if !decodeBlockInto(buf.Bytes(), &kinds, &r) {
 		t.Fatal("record not decoded")
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
-	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 )
@@ -246,12 +245,12 @@ const nvmeRecordLen = 80
 
 // decodeNVMeInto fills r from struct nvme_event; false when the sample is
 // too short.
-func decodeNVMeInto(b []byte, kinds *[nvmeTPs]uint8, r *analyze.Record) bool {
+func decodeNVMeInto(b []byte, kinds *[nvmeTPs]uint8, r *event.Record) bool {
 	if len(b) < nvmeRecordLen {
 		return false
 	}
 	le := binary.LittleEndian
-	*r = analyze.Record{
+	*r = event.Record{
 		Dev:   event.Dev(le.Uint32(b[64:])),
 		Bytes: le.Uint32(b[68:]),
 		CPU:   le.Uint16(b[76:]),

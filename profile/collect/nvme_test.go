@@ -181,7 +181,7 @@ func TestDecodeNVMeRecord(t *testing.T) {
 			t.Errorf("event %d = %+v", i, e)
 		}
 	}
-	var r analyze.Record
+	var r event.Record
 	if !decodeNVMeInto(buf.Bytes(), &kinds, &r) || r.TS[3] != 300 || r.TS[6] != 510 || r.Bytes != 4096 || r.CPU != 1 {
 		t.Errorf("record %+v", r)
 	}

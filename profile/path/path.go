@@ -10,6 +10,8 @@ package path
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dpperf/dpperf/profile/event"
 )
 
 // Queue is the queueing class of a stage, after the document's Kendall
@@ -35,7 +37,7 @@ const (
 )
 
 // MaxEvents bounds the events of one path.
-const MaxEvents = 16
+const MaxEvents = event.MaxEvents
 
 // KeyField is a field an event can be correlated on.
 type KeyField uint8
