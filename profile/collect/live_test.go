@@ -168,7 +168,7 @@ func TestBPFLoopDevice(t *testing.T) {
 		b, err := OpenBPF(c)
 		if err == nil {
 			ids = collectorIDs(t, b)
-			if b.Programs() != "tp_btf" {
+			if b.Programs() != ProgramsTPBTF {
 				t.Errorf("programs %s on a kernel with BTF", b.Programs())
 			}
 		}
@@ -203,7 +203,7 @@ func TestBPFLoopDevice(t *testing.T) {
 func TestBPFTracepointPrograms(t *testing.T) {
 	needLive(t)
 	dev := loopDevice(t, 32)
-	var kind string
+	var kind ProgramSet
 	open := func(c Config) (stopper, error) {
 		c.Programs = "tracepoint"
 		b, err := OpenBPF(c)
@@ -214,7 +214,7 @@ func TestBPFTracepointPrograms(t *testing.T) {
 	}
 	pr := profile(t, open, dev, fio(dev, "4k", 2, 2000))
 	g := group(t, pr, "read 4KiB")
-	if kind != "tracepoint" || g.Requests < 500 || len(g.Stages) != 3 {
+	if kind != ProgramsTracepoint || g.Requests < 500 || len(g.Stages) != 3 {
 		t.Errorf("programs %s, %d requests, stages %+v", kind, g.Requests, g.Stages)
 	}
 }

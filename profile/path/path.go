@@ -1,8 +1,9 @@
-// Package path describes I/O paths as data: a chain of stages (software
-// switches), each between two observable events, with a queueing class, a
-// cause class used for bottleneck localization, and the correlation key
-// that tells which events belong to the same request. Paths come from YAML
-// (see format.md); two are built in: block and nvme-tcp.
+// Package path answers "which kernel events does a request pass, and what
+// lies between them?": it describes I/O paths as data: a chain of stages
+// (software switches), each between two observable events, with a queueing
+// class, a cause class used for bottleneck localization, and the
+// correlation key that tells which events belong to the same request. Paths
+// come from YAML (see format.md); two are built in: block and nvme-tcp.
 //
 // A Path is pure data: it never needs a running kernel.
 package path
