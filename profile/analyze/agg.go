@@ -17,7 +17,7 @@ type Filter struct {
 }
 
 // Keep reports whether r passes the filter; it advances the sampler.
-func (f *Filter) Keep(r *Record) bool {
+func (f *Filter) Keep(r *event.Record) bool {
 	if f.Dev != 0 && r.Dev != f.Dev {
 		return false
 	}
@@ -71,7 +71,7 @@ func NewAggregator(by GroupBy) *Aggregator {
 	return &Aggregator{by: by, groups: map[groupKey]*groupAcc{}}
 }
 
-func (a *Aggregator) keyOf(r *Record) groupKey {
+func (a *Aggregator) keyOf(r *event.Record) groupKey {
 	var k groupKey
 	if a.by.Type {
 		k.op = r.Op
@@ -90,7 +90,7 @@ func (a *Aggregator) keyOf(r *Record) groupKey {
 }
 
 // Add folds one complete record in.
-func (a *Aggregator) Add(r *Record) {
+func (a *Aggregator) Add(r *event.Record) {
 	k := a.keyOf(r)
 	g := a.lastG
 	if g == nil || k != a.lastKey {

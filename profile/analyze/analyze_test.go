@@ -118,7 +118,7 @@ func TestBuilderEdgeCases(t *testing.T) {
 	}
 	// The newest requests are still open and complete.
 	last := blockReq(uint64(1000+39*8), 239, 1, 1, 1)
-	var done *Record
+	var done *event.Record
 	for _, ev := range last[1:] {
 		done = b.Add(ev)
 	}
@@ -171,14 +171,14 @@ func TestFilterSampling(t *testing.T) {
 	f := Filter{Sample: 10, HasOp: true, Op: event.OpRead, MinBytes: 4096, MaxBytes: 8192}
 	kept := 0
 	for i := 0; i < 1000; i++ {
-		if f.Keep(&Record{Op: event.OpRead, Bytes: 4096}) {
+		if f.Keep(&event.Record{Op: event.OpRead, Bytes: 4096}) {
 			kept++
 		}
 	}
 	if kept != 100 {
 		t.Errorf("kept %d of 1000 with 1/10 sampling", kept)
 	}
-	for _, r := range []Record{{Op: event.OpWrite, Bytes: 4096}, {Op: event.OpRead, Bytes: 512}, {Op: event.OpRead, Bytes: 65536}} {
+	for _, r := range []event.Record{{Op: event.OpWrite, Bytes: 4096}, {Op: event.OpRead, Bytes: 512}, {Op: event.OpRead, Bytes: 65536}} {
 		if (&Filter{HasOp: true, Op: event.OpRead, MinBytes: 4096, MaxBytes: 8192}).Keep(&r) {
 			t.Errorf("kept %+v", r)
 		}

@@ -39,7 +39,7 @@ func BenchmarkAggregate(b *testing.B) {
 	p := builtin(b, "block")
 	evs := benchEvents(100_000)
 	bl := NewBuilder(p, nil, 1024)
-	var recs []Record
+	var recs []event.Record
 	for _, ev := range evs {
 		if r := bl.Add(ev); r != nil {
 			recs = append(recs, *r)
@@ -63,10 +63,10 @@ func BenchmarkAggregate(b *testing.B) {
 func BenchmarkRunRecords(b *testing.B) {
 	p := builtin(b, "block")
 	bl := NewBuilder(p, nil, 0)
-	var recs []Record
+	var recs []event.Record
 	for _, ev := range benchEvents(250_000) {
 		if r := bl.Add(ev); r != nil {
-			recs = append(recs, Record{TS: r.TS, Dev: r.Dev, Bytes: r.Bytes, CPU: r.CPU, Op: r.Op})
+			recs = append(recs, event.Record{TS: r.TS, Dev: r.Dev, Bytes: r.Bytes, CPU: r.CPU, Op: r.Op})
 		}
 	}
 	opt := Options{Path: p, GroupBy: GroupBy{Type: true, Size: true}, Interval: 1e8, OnInterval: func(*Aggregator) {}}

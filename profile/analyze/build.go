@@ -5,29 +5,15 @@ import (
 	"github.com/dpperf/dpperf/profile/path"
 )
 
-// Record is one request: when it reached each event of its path (0 where
-// the event was not seen) and what it was.
-type Record struct {
-	TS    [path.MaxEvents]int64
-	Dev   event.Dev
-	Bytes uint32
-	CPU   uint16 // CPU of the first event
-	Op    event.Op
+// openRecord is a record being built: the request's Record and what the
+// Builder keeps to find and evict it.
+type openRecord struct {
+	event.Record
 	seq   uint64 // start order, for eviction
 	last  int64  // latest event time so far
 	keys  [2]key // keys the record is indexed under
 	nkeys uint8
 	slot  int32 // index in Builder.byCPU pointing at this record, or -1
-}
-
-// Start returns the time of the first observed event.
-func (r *Record) Start() int64 {
-	for _, t := range r.TS {
-		if t != 0 {
-			return t
-		}
-	}
-	return 0
 }
 
 // key identifies a request among the open ones: up to two key fields of
@@ -60,20 +46,20 @@ type Builder struct {
 	keyOf   [][]path.KeyField
 	first   int // first and last event index that can be observed
 	last    int
-	open    map[key]*Record
-	byCPU   []*Record            // cpu*MaxEvents+event -> latest record, for join
+	open    map[key]*openRecord
+	byCPU   []*openRecord        // cpu*MaxEvents+event -> latest record, for join
 	joinTo  [path.MaxEvents]bool // events that others join
 	maxOpen int
 	seq     uint64
 	stats   BuildStats
-	free    []*Record
-	pending []*Record // dropped during the current Add, reusable from the next
-	fifo    []fifoEnt // open records in start order, for eviction
+	free    []*openRecord
+	pending []*openRecord // dropped during the current Add, reusable from the next
+	fifo    []fifoEnt     // open records in start order, for eviction
 	head    int
 }
 
 type fifoEnt struct {
-	r   *Record
+	r   *openRecord
 	seq uint64
 }
 
@@ -84,7 +70,7 @@ func NewBuilder(p *path.Path, observed []bool, maxOpen int) *Builder {
 	if maxOpen <= 0 {
 		maxOpen = 65536
 	}
-	b := &Builder{p: p, open: map[key]*Record{}, maxOpen: max(maxOpen, 16)}
+	b := &Builder{p: p, open: map[key]*openRecord{}, maxOpen: max(maxOpen, 16)}
 	for i := range p.Events {
 		if j := p.Events[i].Join; j != "" {
 			b.joinTo[p.EventIndex(j)] = true
@@ -139,7 +125,7 @@ func (b *Builder) keyFor(kind int, ev *event.Event) key {
 
 // Add feeds one event. When it completes a record, Add returns it; the
 // record is only valid until the next call (copy it to keep it).
-func (b *Builder) Add(ev event.Event) *Record {
+func (b *Builder) Add(ev event.Event) *event.Record {
 	b.stats.Events++
 	b.free = append(b.free, b.pending...)
 	b.pending = b.pending[:0]
@@ -206,22 +192,22 @@ func (b *Builder) Add(ev event.Event) *Record {
 	if kind == b.last {
 		b.drop(r)
 		b.stats.Records++
-		return r
+		return &r.Record
 	}
 	return nil
 }
 
-func (b *Builder) alloc() *Record {
+func (b *Builder) alloc() *openRecord {
 	if len(b.open) >= b.maxOpen {
 		b.evictOldest()
 	}
-	var r *Record
+	var r *openRecord
 	if n := len(b.free); n > 0 {
 		r = b.free[n-1]
 		b.free = b.free[:n-1]
-		*r = Record{}
+		*r = openRecord{}
 	} else {
-		r = &Record{}
+		r = &openRecord{}
 	}
 	r.slot = -1
 	b.seq++
@@ -240,7 +226,7 @@ func (b *Builder) alloc() *Record {
 	return r
 }
 
-func (b *Builder) index(r *Record, k key) {
+func (b *Builder) index(r *openRecord, k key) {
 	if r.nkeys < 2 {
 		r.keys[r.nkeys] = k
 		r.nkeys++
@@ -254,7 +240,7 @@ func (b *Builder) index(r *Record, k key) {
 
 // drop removes r from the indexes; its memory is reused on a later alloc,
 // so a returned record stays valid until the next Add.
-func (b *Builder) drop(r *Record) {
+func (b *Builder) drop(r *openRecord) {
 	for i := 0; i < int(r.nkeys); i++ {
 		if b.open[r.keys[i]] == r {
 			delete(b.open, r.keys[i])

@@ -186,3 +186,14 @@ func sig(v float64) string {
 	}
 	return fmt.Sprintf("%.2f", v)
 }
+
+// Above returns the first group whose LAD over the whole span exceeds
+// max, or nil.
+func (c *Comparison) Above(max float64) *GroupCmp {
+	for i := range c.Groups {
+		if c.Groups[i].LAD > max {
+			return &c.Groups[i]
+		}
+	}
+	return nil
+}

@@ -1,7 +1,8 @@
-// Package analyze turns path events into per-request records, records into
-// per-stage latency distributions per group (type, size, device, CPU),
-// throughput and queue occupancy, and two profiles into a bottleneck
-// localization by Latency Amplification Degree.
+// Package analyze answers "where does the time of each request go, and what
+// slowed it down?": it turns path events into per-request records
+// (event.Record), records into per-stage latency distributions per group
+// (type, size, device, CPU), throughput and queue occupancy, and two
+// profiles into a bottleneck localization by Latency Amplification Degree.
 //
 // Pipeline: a Builder correlates events on the path's keys into Records
 // (single goroutine, bounded number of open requests); records pass the

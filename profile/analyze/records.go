@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"github.com/dpperf/dpperf/profile/event"
 )
 
 // RecordSource is a Source that also hands over whole requests: the BPF
@@ -14,7 +16,7 @@ type RecordSource interface {
 	Source
 	// NextRecord fills r with the next finished request (TS, Dev, Bytes,
 	// CPU and Op); io.EOF ends the stream.
-	NextRecord(r *Record) error
+	NextRecord(r *event.Record) error
 }
 
 // runRecords is Run for a RecordSource: one goroutine, each record
@@ -37,7 +39,7 @@ func runRecords(ctx context.Context, src RecordSource, opt Options) (*Aggregator
 		acc.Reset()
 	}
 	filter := opt.Filter
-	var r Record
+	var r event.Record
 	var err error
 	for i := 0; ; i++ {
 		if i&1023 == 0 && ctx.Err() != nil {

@@ -13,13 +13,13 @@ import (
 
 // recordSource replays whole records, as the BPF collector hands them over.
 type recordSource struct {
-	recs []Record
+	recs []event.Record
 	i    int
 }
 
 func (s *recordSource) Next() (event.Event, error) { panic("Run must use NextRecord") }
 
-func (s *recordSource) NextRecord(r *Record) error {
+func (s *recordSource) NextRecord(r *event.Record) error {
 	if s.i == len(s.recs) {
 		return io.EOF
 	}
@@ -38,10 +38,10 @@ func TestRecordSourceMatchesEvents(t *testing.T) {
 		evs = append(evs, blockReq(uint64(i*8), int64(i)*50_000+1, rng.Int63n(5000)+100, rng.Int63n(3000)+50, rng.Int63n(200_000)+10_000)...)
 	}
 	b := NewBuilder(p, nil, 0)
-	var recs []Record
+	var recs []event.Record
 	for _, ev := range evs {
 		if r := b.Add(ev); r != nil {
-			recs = append(recs, Record{TS: r.TS, Dev: r.Dev, Bytes: r.Bytes, CPU: r.CPU, Op: r.Op})
+			recs = append(recs, event.Record{TS: r.TS, Dev: r.Dev, Bytes: r.Bytes, CPU: r.CPU, Op: r.Op})
 		}
 	}
 	opt := Options{Path: p, GroupBy: GroupBy{Type: true, Size: true}}
@@ -65,10 +65,10 @@ func TestRecordSourceMatchesEvents(t *testing.T) {
 
 func TestRecordSourceIntervals(t *testing.T) {
 	p := builtin(t, "block")
-	var recs []Record
+	var recs []event.Record
 	for i := 0; i < 30; i++ { // 30 requests, 100ms apart: three 1s intervals
 		start := int64(i) * 100_000_000
-		recs = append(recs, Record{TS: [path.MaxEvents]int64{start, start + 10, 0, start + 20, start + 30}, Dev: event.MakeDev(7, 0), Bytes: 4096, Op: event.OpRead})
+		recs = append(recs, event.Record{TS: [path.MaxEvents]int64{start, start + 10, 0, start + 20, start + 30}, Dev: event.MakeDev(7, 0), Bytes: 4096, Op: event.OpRead})
 	}
 	var per []int64
 	a, _, err := Run(context.Background(), &recordSource{recs: recs}, Options{Path: p, Interval: 1e9, OnInterval: func(a *Aggregator) { per = append(per, a.Records()) }})

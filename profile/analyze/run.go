@@ -52,14 +52,14 @@ func Run(ctx context.Context, src Source, opt Options) (*Aggregator, BuildStats,
 		return runSharded(ctx, src, opt, workers)
 	}
 	b := NewBuilder(opt.Path, opt.Observed, opt.MaxOpen)
-	batches := make(chan []Record, workers*2)
-	free := make(chan []Record, workers*2+2)
-	get := func() []Record {
+	batches := make(chan []event.Record, workers*2)
+	free := make(chan []event.Record, workers*2+2)
+	get := func() []event.Record {
 		select {
 		case b := <-free:
 			return b
 		default:
-			return make([]Record, 0, batchSize)
+			return make([]event.Record, 0, batchSize)
 		}
 	}
 	aggs := make([]*Aggregator, workers)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 )
 
@@ -34,7 +35,7 @@ func NewRecordWriter(w io.Writer, p *path.Path) *RecordWriter {
 }
 
 // Write appends one record.
-func (rw *RecordWriter) Write(r *Record) {
+func (rw *RecordWriter) Write(r *event.Record) {
 	if rw.err != nil {
 		return
 	}

@@ -48,8 +48,68 @@ type Collector interface {
 	Status() []Status
 	// Lost returns how many events the kernel dropped so far.
 	Lost() int64
+	// Stop ends collection: Next returns the events still buffered,
+	// then io.EOF.
+	Stop()
 	// Close detaches everything. It is safe to call more than once.
 	Close() error
+}
+
+// Kind is a collector: BPF programs or a tracefs instance.
+type Kind uint8
+
+// Collectors.
+const (
+	KindAuto    Kind = iota // BPF when it has programs for every event of the path, else tracefs
+	KindBPF                 // OpenBPF
+	KindTraceFS             // OpenTraceFS
+)
+
+// ParseKind parses "auto", "bpf" or "tracefs".
+func ParseKind(s string) (Kind, error) {
+	for k := KindAuto; k <= KindTraceFS; k++ {
+		if s == k.String() {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%q (want bpf, tracefs or auto)", s)
+}
+
+func (k Kind) String() string {
+	switch k {
+	case KindBPF:
+		return "bpf"
+	case KindTraceFS:
+		return "tracefs"
+	}
+	return "auto"
+}
+
+// For returns the collector for path p: k itself, or for KindAuto the
+// BPF collector where it has programs for every event of p (BPFHandles).
+func (k Kind) For(p *path.Path) Kind {
+	if k != KindAuto {
+		return k
+	}
+	if BPFHandles(p) {
+		return KindBPF
+	}
+	return KindTraceFS
+}
+
+// Open opens a collector of kind k (KindAuto chooses with For).
+func Open(k Kind, cfg Config) (Collector, error) {
+	var c Collector
+	var err error
+	if k.For(cfg.Path) == KindBPF {
+		c, err = OpenBPF(cfg)
+	} else {
+		c, err = OpenTraceFS(cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // ErrNotRoot is returned when attaching needs privileges the process lacks.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -22,7 +21,8 @@ func TestDecodeBlockRecord(t *testing.T) {
 	}
 	// Path block: Q=0 G=1 I=2 D=3 C=4; a path using only D and C maps them to 0, 1.
 	kinds := [5]uint8{0, 1, 2, 3, 4}
-	evs := decodeBlockRecord(buf.Bytes(), &kinds, nil)
+	d := &decoder{&blockRecord, kinds[:]}
+	evs := d.events(buf.Bytes(), nil)
 	if len(evs) != 3 {
 		t.Fatalf("events %+v", evs)
 	}
@@ -36,12 +36,12 @@ func TestDecodeBlockRecord(t *testing.T) {
 			t.Errorf("event %d = %+v", i, e)
 		}
 	}
-	short := decodeBlockRecord(buf.Bytes()[:20], &kinds, nil)
+	short := d.events(buf.Bytes()[:20], nil)
 	if len(short) != 0 {
 		t.Errorf("short record decoded: %+v", short)
 	}
 	kinds = [5]uint8{noKind, noKind, noKind, 0, 1}
-	if evs := decodeBlockRecord(buf.Bytes(), &kinds, nil); len(evs) != 2 || evs[0].Kind != 0 || evs[1].TS != 190 {
+	if evs := d.events(buf.Bytes(), nil); len(evs) != 2 || evs[0].Kind != 0 || evs[1].TS != 190 {
 		t.Errorf("D/C-only path: %+v", evs)
 	}
 }
@@ -54,14 +54,15 @@ func TestDecodeBlockInto(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := [5]uint8{noKind, noKind, noKind, 0, 1} // a path of D and C only
-	var r analyze.Record
-	if !decodeBlockInto(buf.Bytes(), &kinds, &r) {
+	d := &decoder{&blockRecord, kinds[:]}
+	var r event.Record
+	if !d.record(buf.Bytes(), &r) {
 		t.Fatal("record not decoded")
 	}
 	if r.TS[0] != 140 || r.TS[1] != 190 || r.TS[2] != 0 || r.Dev != event.MakeDev(7, 1) || r.Bytes != 4096 || r.CPU != 1 || r.Op != event.OpWrite {
 		t.Errorf("record %+v", r)
 	}
-	if decodeBlockInto(buf.Bytes()[:40], &kinds, &r) {
+	if d.record(buf.Bytes()[:40], &r) {
 		t.Error("short record decoded")
 	}
 }

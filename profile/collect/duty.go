@@ -2,6 +2,7 @@ package collect
 
 import (
 	"encoding/binary"
+	"sync"
 	"time"
 )
 
@@ -33,6 +34,16 @@ type duty struct {
 	window, period time.Duration
 }
 
+// dutyCycle runs the duty cycle: its goroutine detaches and attaches the
+// programs (c.att) on its own while the collector runs.
+type dutyCycle struct {
+	duty                // zero: no duty cycle
+	share float64       // share of requests kept by hash (in the windows)
+	mu    sync.Mutex    // guards the goroutine; taken before c.att.mu
+	stop  chan struct{} // closed to end the goroutine; nil when it does not run
+	done  chan struct{} // closed when it has ended
+}
+
 // dutyFor returns the duty cycle for sampling 1 of n requests, and the
 // share of requests to keep by hash inside its windows (1/n without a
 // duty cycle).
@@ -56,21 +67,21 @@ func sampleBelow(share float64) uint32 {
 }
 
 // startCycle starts the duty cycle's goroutine; the programs were just
-// attached for its first window. c.cmu is held.
+// attached for its first window. c.duty.mu is held.
 func (c *BPF) startCycle() {
-	c.cycleStop, c.cycleDone = make(chan struct{}), make(chan struct{})
-	go c.cycle(c.cycleStop, c.cycleDone)
+	c.duty.stop, c.duty.done = make(chan struct{}), make(chan struct{})
+	go c.cycle(c.duty.stop, c.duty.done)
 }
 
 // stopCycle ends the duty cycle's goroutine, if it runs, and waits for
-// it; the programs may be attached after it. c.cmu is held.
+// it; the programs may be attached after it. c.duty.mu is held.
 func (c *BPF) stopCycle() {
-	if c.cycleStop == nil {
+	if c.duty.stop == nil {
 		return
 	}
-	close(c.cycleStop)
-	<-c.cycleDone
-	c.cycleStop, c.cycleDone = nil, nil
+	close(c.duty.stop)
+	<-c.duty.done
+	c.duty.stop, c.duty.done = nil, nil
 }
 
 // cycle runs the duty cycle, starting in a window: at the window's end it
@@ -87,13 +98,13 @@ func (c *BPF) cycle(stop, done chan struct{}) {
 		if !sleep(stop, time.Until(begin.Add(c.duty.window))) {
 			return
 		}
-		c.mu.Lock()
-		c.detachOne(c.first)
-		c.mu.Unlock()
+		c.att.mu.Lock()
+		c.detachOne(c.att.first)
+		c.att.mu.Unlock()
 		c.drain(stop, c.duty.window)
-		c.mu.Lock()
+		c.att.mu.Lock()
 		c.detach()
-		c.mu.Unlock()
+		c.att.mu.Unlock()
 		begin = begin.Add(c.duty.period)
 		if now := time.Now(); begin.Before(now) {
 			begin = now // a late timer skips periods rather than crowding them
@@ -101,13 +112,13 @@ func (c *BPF) cycle(stop, done chan struct{}) {
 		if !sleep(stop, time.Until(begin)) {
 			return
 		}
-		c.mu.Lock()
-		if !c.stopped {
-			c.cycleErr = c.attachAll(true)
+		c.att.mu.Lock()
+		if !c.att.stopped {
+			c.att.cycleErr = c.attachAll(true)
 		}
-		c.mu.Unlock()
-		if c.cycleErr != nil {
-			c.ring.stop()
+		c.att.mu.Unlock()
+		if c.att.cycleErr != nil {
+			c.rd.ring.stop()
 			return
 		}
 	}
@@ -140,9 +151,9 @@ func sleep(stop chan struct{}, d time.Duration) bool {
 func (c *BPF) drain(stop chan struct{}, max time.Duration) {
 	end := time.Now().Add(max)
 	for time.Now().Before(end) {
-		c.mu.Lock()
+		c.att.mu.Lock()
 		n := c.inFlight()
-		c.mu.Unlock()
+		c.att.mu.Unlock()
 		if n == 0 {
 			return
 		}
@@ -154,7 +165,7 @@ func (c *BPF) drain(stop chan struct{}, max time.Duration) {
 
 // inFlight returns the number of records in the table of requests in
 // flight of the block programs (0 for the nvme programs, or when the
-// table cannot be read); c.mu is held.
+// table cannot be read); c.att.mu is held.
 func (c *BPF) inFlight() int64 {
 	m := c.coll.Maps["inflight"]
 	if m == nil {
@@ -164,13 +175,13 @@ func (c *BPF) inFlight() int64 {
 	if err != nil {
 		return 0
 	}
-	if c.table == nil {
-		c.table = make([]byte, mem.Size())
+	if c.att.table == nil {
+		c.att.table = make([]byte, mem.Size())
 	}
-	if _, err := mem.ReadAt(c.table, 0); err != nil {
+	if _, err := mem.ReadAt(c.att.table, 0); err != nil {
 		return 0
 	}
-	return inFlight(c.table)
+	return inFlight(c.att.table)
 }
 
 // inFlight counts the records in a copy of the table of requests in
@@ -193,5 +204,5 @@ func (c *BPF) Duty() (window, period time.Duration, share float64) {
 	if c.duty.period == 0 {
 		return 0, 0, 0
 	}
-	return c.duty.window, c.duty.period, c.share
+	return c.duty.window, c.duty.period, c.duty.share
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/event"
 )
 
@@ -97,7 +96,7 @@ func TestBPFDutyCycle(t *testing.T) {
 		cmd := fio(dev, "4k", 8, 0)
 		cmd.Args = append(cmd.Args[:len(cmd.Args)-2], "--time_based",
 			"--runtime="+strconv.FormatInt((2*dutyPeriod+dutyPeriod/2).Milliseconds(), 10)+"ms", "--minimal")
-		out := readDuring(t, c, cmd, func(r *analyze.Record) {
+		out := readDuring(t, c, cmd, func(r *event.Record) {
 			if r.Bytes != 4096 || r.Op != event.OpRead {
 				return // udev's probes
 			}

@@ -168,7 +168,7 @@ func TestBPFLoopDevice(t *testing.T) {
 		b, err := OpenBPF(c)
 		if err == nil {
 			ids = collectorIDs(t, b)
-			if b.Programs() != "tp_btf" {
+			if b.Programs() != ProgramsTPBTF {
 				t.Errorf("programs %s on a kernel with BTF", b.Programs())
 			}
 		}
@@ -203,7 +203,7 @@ func TestBPFLoopDevice(t *testing.T) {
 func TestBPFTracepointPrograms(t *testing.T) {
 	needLive(t)
 	dev := loopDevice(t, 32)
-	var kind string
+	var kind ProgramSet
 	open := func(c Config) (stopper, error) {
 		c.Programs = "tracepoint"
 		b, err := OpenBPF(c)
@@ -214,7 +214,7 @@ func TestBPFTracepointPrograms(t *testing.T) {
 	}
 	pr := profile(t, open, dev, fio(dev, "4k", 2, 2000))
 	g := group(t, pr, "read 4KiB")
-	if kind != "tracepoint" || g.Requests < 500 || len(g.Stages) != 3 {
+	if kind != ProgramsTracepoint || g.Requests < 500 || len(g.Stages) != 3 {
 		t.Errorf("programs %s, %d requests, stages %+v", kind, g.Requests, g.Stages)
 	}
 }
@@ -428,7 +428,7 @@ func TestBPFPauseResume(t *testing.T) {
 // readDuring runs cmd, hands every record the collector sends until cmd
 // has ended to each, and returns cmd's standard output. It stops c but
 // leaves it open, for the caller to read its counters and maps.
-func readDuring(t *testing.T, c *BPF, cmd *exec.Cmd, each func(*analyze.Record)) string {
+func readDuring(t *testing.T, c *BPF, cmd *exec.Cmd, each func(*event.Record)) string {
 	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -441,7 +441,7 @@ func readDuring(t *testing.T, c *BPF, cmd *exec.Cmd, each func(*analyze.Record))
 		c.Stop()
 	}()
 	for {
-		var r analyze.Record
+		var r event.Record
 		if err := c.NextRecord(&r); err == io.EOF {
 			return out.String()
 		} else if err != nil {
@@ -469,7 +469,7 @@ func TestBPFManyInFlight(t *testing.T) {
 		cmd := fio(dev, "4k", 128, 20000)
 		cmd.Args[len(cmd.Args)-1] = "--minimal"
 		var records, bad int64
-		out := readDuring(t, c, cmd, func(r *analyze.Record) {
+		out := readDuring(t, c, cmd, func(r *event.Record) {
 			if r.Bytes != 4096 || r.Op != event.OpRead {
 				return // udev's probes
 			}
@@ -515,7 +515,7 @@ func TestBPFMergedBios(t *testing.T) {
 		"--time_based", "--runtime=1s", "--minimal")
 	before := diskReads(t, dev)
 	var records int64
-	out := readDuring(t, c, cmd, func(r *analyze.Record) {
+	out := readDuring(t, c, cmd, func(r *event.Record) {
 		if r.Op == event.OpRead {
 			records++
 		}

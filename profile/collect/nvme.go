@@ -1,15 +1,12 @@
 package collect
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
-	"github.com/dpperf/dpperf/profile/analyze"
-	"github.com/dpperf/dpperf/profile/event"
 	"github.com/dpperf/dpperf/profile/path"
 )
 
@@ -200,7 +197,7 @@ func nvmeSpec(s *nvmeSetup, cfg Config) (*ebpf.CollectionSpec, error) {
 
 // openNVMe loads bpf/nvme.c for a path of nvme, nvmet and block
 // tracepoints and at most one kprobe.
-func openNVMe(cfg Config) (c *BPF, err error) {
+func openNVMe(cfg Config) (*BPF, error) {
 	s, err := planNVMe(cfg.Path, tracepointFormat, kprobeStatus)
 	if err != nil {
 		return nil, err
@@ -209,90 +206,27 @@ func openNVMe(cfg Config) (c *BPF, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c = &BPF{nvme: true, nkinds: s.kinds, status: s.status, kprobe: s.kprobe != nil}
+	c := &BPF{set: ProgramsTracepoint, status: s.status}
+	if s.kprobe != nil {
+		c.set = ProgramsTracepointKprobe
+	}
+	c.rd.dec = decoder{&nvmeRecord, s.kinds[:]}
 	if err := c.load(spec, cfg.Stats); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			c.Close()
-		}
-	}()
 	for tp, t := range nvmeTracepoints {
 		if s.kinds[tp] == noKind {
 			continue
 		}
 		prog := c.coll.Programs[t.prog]
-		c.attach = append(c.attach, wrapAttach(t.sys+":"+t.name, func() (link.Link, error) { return link.Tracepoint(t.sys, t.name, prog, nil) }))
-		c.progs = append(c.progs, namedProg{t.name, prog})
+		c.addProgram(t.name, t.sys+":"+t.name, prog, func() (link.Link, error) { return link.Tracepoint(t.sys, t.name, prog, nil) })
 	}
 	if s.kprobe != nil {
 		prog := c.coll.Programs["path_kprobe"]
 		fn := s.kprobe.Kprobe
-		c.attach = append(c.attach, wrapAttach("kprobe "+fn, func() (link.Link, error) { return link.Kprobe(fn, prog, nil) }))
-		c.progs = append(c.progs, namedProg{"kprobe:" + fn, prog})
+		c.addProgram("kprobe:"+fn, "kprobe "+fn, prog, func() (link.Link, error) { return link.Kprobe(fn, prog, nil) })
 	}
-	if err := c.Resume(); err != nil {
-		return nil, err
-	}
-	if err := c.startReader(); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// nvmeRecordLen is sizeof(struct nvme_event) of bpf/nvme.c.
-const nvmeRecordLen = 80
-
-// decodeNVMeInto fills r from struct nvme_event; false when the sample is
-// too short.
-func decodeNVMeInto(b []byte, kinds *[nvmeTPs]uint8, r *analyze.Record) bool {
-	if len(b) < nvmeRecordLen {
-		return false
-	}
-	le := binary.LittleEndian
-	*r = analyze.Record{
-		Dev:   event.Dev(le.Uint32(b[64:])),
-		Bytes: le.Uint32(b[68:]),
-		CPU:   le.Uint16(b[76:]),
-		Op:    event.Op(b[78]),
-	}
-	for tp, k := range kinds {
-		if k != noKind {
-			r.TS[k] = int64(le.Uint64(b[8*tp:]))
-		}
-	}
-	return true
-}
-
-// decodeNVMeRecord turns struct nvme_event into the request's events in
-// path order.
-func decodeNVMeRecord(b []byte, kinds *[nvmeTPs]uint8, out []event.Event) []event.Event {
-	if len(b) < nvmeRecordLen {
-		return out
-	}
-	le := binary.LittleEndian
-	base := event.Event{
-		Sector: le.Uint64(b[56:]),
-		Dev:    event.Dev(le.Uint32(b[64:])),
-		Bytes:  le.Uint32(b[68:]),
-		QID:    le.Uint16(b[72:]),
-		CID:    le.Uint16(b[74:]),
-		CPU:    le.Uint16(b[76:]),
-		Op:     event.Op(b[78]),
-	}
-	start := len(out)
-	for tp, k := range kinds {
-		ts := int64(le.Uint64(b[8*tp:]))
-		if ts == 0 || k == noKind {
-			continue
-		}
-		ev := base
-		ev.TS, ev.Kind = ts, k
-		out = append(out, ev)
-	}
-	slices.SortFunc(out[start:], func(a, b event.Event) int { return int(a.Kind) - int(b.Kind) })
-	return out
+	return c.start()
 }
 
 // BPFHandles reports whether the BPF collector has programs for every

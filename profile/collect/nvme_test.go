@@ -171,7 +171,8 @@ func TestDecodeNVMeRecord(t *testing.T) {
 	}
 	// nvme-tcp: QUEUE_RQ=0 BLK_ISSUE=1 TARGET_RECV=2 TARGET_EXEC=3 TARGET_DONE=4 HOST_CQE=5 BLK_COMPLETE=6
 	kinds := [nvmeTPs]uint8{0, 5, 2, 4, 1, 6, 3}
-	evs := decodeNVMeRecord(buf.Bytes(), &kinds, nil)
+	d := &decoder{&nvmeRecord, kinds[:]}
+	evs := d.events(buf.Bytes(), nil)
 	if len(evs) != 7 {
 		t.Fatalf("events %+v", evs)
 	}
@@ -181,11 +182,11 @@ func TestDecodeNVMeRecord(t *testing.T) {
 			t.Errorf("event %d = %+v", i, e)
 		}
 	}
-	var r analyze.Record
-	if !decodeNVMeInto(buf.Bytes(), &kinds, &r) || r.TS[3] != 300 || r.TS[6] != 510 || r.Bytes != 4096 || r.CPU != 1 {
+	var r event.Record
+	if !d.record(buf.Bytes(), &r) || r.TS[3] != 300 || r.TS[6] != 510 || r.Bytes != 4096 || r.CPU != 1 {
 		t.Errorf("record %+v", r)
 	}
-	if decodeNVMeInto(buf.Bytes()[:60], &kinds, &r) || len(decodeNVMeRecord(buf.Bytes()[:60], &kinds, nil)) != 0 {
+	if d.record(buf.Bytes()[:60], &r) || len(d.events(buf.Bytes()[:60], nil)) != 0 {
 		t.Error("short record decoded")
 	}
 }
@@ -274,7 +275,7 @@ func TestNVMeProgramsLoopDevice(t *testing.T) {
 	if len(pr.Groups) != 1 || c.Lost() != 0 {
 		t.Errorf("groups %+v, lost %d", pr.Groups, c.Lost())
 	}
-	if c.Programs() != "tracepoint" {
+	if c.Programs() != ProgramsTracepoint {
 		t.Errorf("programs %s", c.Programs())
 	}
 	c.Close()

@@ -1,6 +1,8 @@
-// Package event defines the compact timestamped event that every collector
-// (BPF ring buffer, tracefs text, trace files) produces and the analyzer
-// consumes. It has no dependencies beyond the standard library.
+// Package event answers "what did one request do?": it defines the compact
+// timestamped event that every collector (BPF ring buffer, tracefs text,
+// trace files) produces and the analyzer consumes, and the Record of one
+// whole request, which the BPF collector produces and the analyzer also
+// builds from events. It has no dependencies beyond the standard library.
 package event
 
 import (

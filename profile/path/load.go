@@ -85,6 +85,30 @@ func Names() []string {
 	return out
 }
 
+// Summary names a built-in path, says what it is and lists its stages.
+type Summary struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Stages      []string `json:"stages"`
+}
+
+// Summaries describes the built-in paths, in the order of Names.
+func Summaries() ([]Summary, error) {
+	var list []Summary
+	for _, n := range Names() {
+		p, err := Builtin(n)
+		if err != nil {
+			return nil, err
+		}
+		s := Summary{Name: n, Description: p.Description, Stages: []string{}}
+		for _, st := range p.Stages {
+			s.Stages = append(s.Stages, st.Name)
+		}
+		list = append(list, s)
+	}
+	return list, nil
+}
+
 // Lookup returns a built-in path by name, or loads a YAML file when arg
 // names one (contains a '/' or ends in .yaml/.yml).
 func Lookup(arg string) (*Path, error) {

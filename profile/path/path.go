@@ -1,8 +1,9 @@
-// Package path describes I/O paths as data: a chain of stages (software
-// switches), each between two observable events, with a queueing class, a
-// cause class used for bottleneck localization, and the correlation key
-// that tells which events belong to the same request. Paths come from YAML
-// (see format.md); two are built in: block and nvme-tcp.
+// Package path answers "which kernel events does a request pass, and what
+// lies between them?": it describes I/O paths as data: a chain of stages
+// (software switches), each between two observable events, with a queueing
+// class, a cause class used for bottleneck localization, and the
+// correlation key that tells which events belong to the same request. Paths
+// come from YAML (see format.md); two are built in: block and nvme-tcp.
 //
 // A Path is pure data: it never needs a running kernel.
 package path
@@ -10,6 +11,8 @@ package path
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dpperf/dpperf/profile/event"
 )
 
 // Queue is the queueing class of a stage, after the document's Kendall
@@ -35,7 +38,7 @@ const (
 )
 
 // MaxEvents bounds the events of one path.
-const MaxEvents = 16
+const MaxEvents = event.MaxEvents
 
 // KeyField is a field an event can be correlated on.
 type KeyField uint8

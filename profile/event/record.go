@@ -1,0 +1,26 @@
+package event
+
+// MaxEvents bounds the events of one path: every Kind is below it.
+const MaxEvents = 16
+
+// Record is one request: when it reached each event of its path (0 where
+// the event was not seen) and what it was. Collectors that assemble
+// requests themselves (the BPF programs) hand records over whole; the
+// analyzer builds them from events otherwise.
+type Record struct {
+	TS    [MaxEvents]int64 // indexed by Kind
+	Dev   Dev
+	Bytes uint32
+	CPU   uint16 // CPU of the first event
+	Op    Op
+}
+
+// Start returns the time of the first observed event.
+func (r *Record) Start() int64 {
+	for _, t := range r.TS {
+		if t != 0 {
+			return t
+		}
+	}
+	return 0
+}
