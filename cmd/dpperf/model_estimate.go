@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/analytic"
@@ -95,21 +94,9 @@ func loadTunable(ctx context.Context, pf *programFlags, path, offered string, se
 	if offered != "" {
 		sets = append([]string{"offered=" + offered}, sets...)
 	}
-	var changed []spec.Param
-	for _, kv := range sets {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, nil, fail.Usagef("--set %q: want PARAM=VALUE", kv)
-		}
-		p := spec.Param(name)
-		v, err := p.ParseValue(val)
-		if err == nil {
-			err = m.Set(p, v)
-		}
-		if err != nil {
-			return nil, nil, fail.Usagef("--set %s: %v", name, err)
-		}
-		changed = append(changed, p)
+	changed, err := flow.SetAll(m, sets)
+	if err != nil {
+		return nil, nil, fail.Usagef("--set %v", err)
 	}
 	return m, changed, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -77,9 +75,9 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 			return fail.Usagef("--size: %v", err)
 		}
 	}
-	pts, err := readCurve(*curveFile, defSize)
+	pts, err := fit.LoadCurve(*curveFile, defSize)
 	if err != nil {
-		return err
+		return fail.Input("", err)
 	}
 	if *distance != fit.Orthogonal && *distance != fit.Vertical {
 		return fail.Usagef("--distance: want orthogonal or vertical, got %q", *distance)
@@ -108,21 +106,50 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	return writeFileAtomic(*write, b)
 }
 
-// readCurve reads a CSV curve or, for .json files, fio's JSON output.
-func readCurve(path string, size float64) ([]fit.Point, error) {
-	f, err := os.Open(path)
+// readProfiles reads comma-separated profile files.
+func readProfiles(list string) ([]*fit.Profile, error) {
+	var ps []*fit.Profile
+	for _, name := range strings.Split(list, ",") {
+		p, err := fit.LoadProfile(name)
+		if err != nil {
+			return nil, fail.Input("", err)
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// runFitPath fits a model of an I/O path to profiles, writes it, and
+// checks it against a profile at another load.
+func runFitPath(profiles, group, check, write string, format *outputFlags, parallelism int, stdout io.Writer) error {
+	ps, err := readProfiles(profiles)
 	if err != nil {
-		return nil, fail.Input("", fmt.Errorf("open curve: %w", err))
+		return err
 	}
-	defer f.Close()
-	var pts []fit.Point
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		pts, err = fit.ReadFio(f, path)
-	} else {
-		pts, err = fit.ReadCSV(f, path, size)
-	}
+	pf, err := fit.FitPath(ps, fit.PathOptions{Group: group, Parallelism: parallelism})
 	if err != nil {
-		return nil, fail.Input("", err)
+		return fail.Input("", err)
 	}
-	return pts, nil
+	var check1 *fit.Profile
+	if check != "" {
+		cs, err := readProfiles(check)
+		if err != nil {
+			return err
+		}
+		check1 = cs[0]
+	}
+	r, err := pf.Report(check1)
+	if err != nil {
+		return fail.Input(check, err)
+	}
+	if err := writeResult(stdout, format, r.WriteText, r); err != nil {
+		return err
+	}
+	if write == "" {
+		return nil
+	}
+	if _, err := pf.Spec(); err != nil {
+		return err
+	}
+	return writeFileAtomic(write, pf.YAML())
 }
