@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
 	"github.com/dpperf/dpperf/model/lognic"
 	"github.com/dpperf/dpperf/model/spec"
-	"github.com/dpperf/dpperf/units"
 )
 
 func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -97,21 +94,9 @@ func loadTunable(ctx context.Context, pf *programFlags, path, offered string, se
 	if offered != "" {
 		sets = append([]string{"offered=" + offered}, sets...)
 	}
-	var changed []spec.Param
-	for _, kv := range sets {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, nil, fail.Usagef("--set %q: want PARAM=VALUE", kv)
-		}
-		p := spec.Param(name)
-		v, err := p.ParseValue(val)
-		if err == nil {
-			err = m.Set(p, v)
-		}
-		if err != nil {
-			return nil, nil, fail.Usagef("--set %s: %v", name, err)
-		}
-		changed = append(changed, p)
+	changed, err := flow.SetAll(m, sets)
+	if err != nil {
+		return nil, nil, fail.Usagef("--set %v", err)
 	}
 	return m, changed, nil
 }
@@ -142,21 +127,6 @@ func addModelOutput(fs *flag.FlagSet, stderr io.Writer) *outputFlags {
 	return o
 }
 
-// CompatResult is the JSON form of `estimate --compat lognic`
-// (schema "dpperf.model.lognic/v1"); rates in GiB/s, times in seconds,
-// as the LogNIC implementation prints them.
-type CompatResult struct {
-	Schema     string             `json:"schema"`
-	Throughput units.Num          `json:"throughput_GiBps"`
-	Bottleneck string             `json:"bottleneck"` // the smallest candidate
-	Candidates []lognic.Candidate `json:"candidates"`
-	PerCase    []units.Num        `json:"use_case_throughput_GiBps"`
-	Latency    units.Num          `json:"latency_s"` // null when unavailable
-	CaseLat    []units.Num        `json:"use_case_latency_s"`
-	// LatencyUnavailable says why the file gives no latency.
-	LatencyUnavailable string `json:"latency_unavailable,omitempty"`
-}
-
 func estimateCompat(path string, format *outputFlags, stdout io.Writer) error {
 	f, err := lognic.Load(path)
 	if err != nil {
@@ -166,38 +136,5 @@ func estimateCompat(path string, format *outputFlags, stdout io.Writer) error {
 	if err != nil {
 		return fail.Input(path, err)
 	}
-	out := &CompatResult{Schema: "dpperf.model.lognic/v1", Throughput: units.Num(r.Throughput), Candidates: r.Candidates, Latency: units.Num(r.Latency),
-		LatencyUnavailable: r.LatencyUnavailable}
-	if len(r.Candidates) > 0 {
-		out.Bottleneck = r.Candidates[0].Name
-	}
-	for _, v := range r.PerCase {
-		out.PerCase = append(out.PerCase, units.Num(v))
-	}
-	for _, v := range r.CaseLat {
-		out.CaseLat = append(out.CaseLat, units.Num(v))
-	}
-	return writeResult(stdout, format, func(w io.Writer) error {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "semantics\tlognic (compatibility)\n")
-		fmt.Fprintf(tw, "throughput\t%.10g GiB/s\n", r.Throughput)
-		if len(r.Candidates) > 0 {
-			fmt.Fprintf(tw, "bottleneck\t%s\n", r.Candidates[0].Name)
-		}
-		for _, c := range r.Candidates {
-			fmt.Fprintf(tw, "  %s\t%.10g\n", c.Name, c.Value)
-		}
-		for i, v := range r.PerCase {
-			fmt.Fprintf(tw, "use case %d\t%.10g GiB/s\n", i, v)
-		}
-		for i, v := range r.CaseLat {
-			fmt.Fprintf(tw, "latency of use case %d\t%.6f us\n", i, v*1e6)
-		}
-		if r.LatencyUnavailable != "" {
-			fmt.Fprintf(tw, "latency\tunavailable: %s\n", r.LatencyUnavailable)
-		} else {
-			fmt.Fprintf(tw, "latency\t%.6f us\n", r.Latency*1e6)
-		}
-		return tw.Flush()
-	}, out)
+	return writeResult(stdout, format, r.WriteText, r.Report())
 }

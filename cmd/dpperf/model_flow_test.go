@@ -10,6 +10,7 @@ import (
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/fit"
+	"github.com/dpperf/dpperf/model/opt"
 	"github.com/dpperf/dpperf/model/spec"
 )
 
@@ -29,7 +30,7 @@ func TestModelProgramStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r OptResult
+	var r opt.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestModelFitProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r FitPathResult
+	var r fit.PathReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestModelFitProfileEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r FitPathResult
+	var r fit.PathReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}

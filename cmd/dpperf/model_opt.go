@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/lognic"
@@ -14,21 +13,6 @@ import (
 	"github.com/dpperf/dpperf/model/spec"
 	"github.com/dpperf/dpperf/units"
 )
-
-// OptResult is the JSON form of `dpperf model optimize`
-// (schema "dpperf.model.optimize/v1").
-type OptResult struct {
-	Schema      string               `json:"schema"`
-	Objective   string               `json:"objective"`
-	Method      string               `json:"method"`
-	Evaluations int                  `json:"evaluations"`
-	Feasible    bool                 `json:"feasible"`
-	Values      map[string]units.Num `json:"values"`
-	Throughput  units.Num            `json:"throughput_Bps"`
-	Latency     units.Num            `json:"latency_s"`
-	Drop        units.Num            `json:"drop_share"`
-	Bottleneck  string               `json:"bottleneck"`
-}
 
 func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("model optimize", "model optimize --objective O --vary P=lo..hi [flags] spec.yaml", stderr)
@@ -71,22 +55,12 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	idx := map[string]int{}
 	for _, v := range vary {
-		name, rng, ok := strings.Cut(v, "=")
-		lo, hi, ok2 := strings.Cut(rng, "..")
-		if !ok || !ok2 {
-			return fail.Usagef("--vary %q: want PARAM=lo..hi", v)
-		}
-		pr := spec.Param(name)
-		a, err := pr.ParseValue(lo)
+		vr, err := opt.ParseVar(v)
 		if err != nil {
-			return fail.Usagef("--vary %s: %v", name, err)
+			return fail.Usagef("--vary %v", err)
 		}
-		b, err := pr.ParseValue(hi)
-		if err != nil {
-			return fail.Usagef("--vary %s: %v", name, err)
-		}
-		idx[name] = len(p.Vars)
-		p.Vars = append(p.Vars, opt.Var{Param: pr, Lo: a, Hi: b, Integer: pr.Integer()})
+		idx[string(vr.Param)] = len(p.Vars)
+		p.Vars = append(p.Vars, vr)
 	}
 	for _, g := range simplex {
 		var grp []int
@@ -103,14 +77,9 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return fail.Usagef("%v", err)
 	}
-	r := &OptResult{Schema: "dpperf.model.optimize/v1", Objective: p.Objective, Method: sol.Method, Evaluations: sol.Evaluations,
-		Feasible: sol.Feasible, Values: map[string]units.Num{}, Throughput: units.Num(sol.Throughput), Latency: units.Num(sol.Latency),
-		Drop: units.Num(sol.Drop), Bottleneck: sol.Bottleneck}
-	for i, v := range p.Vars {
-		r.Values[string(v.Param)] = units.Num(sol.Values[i])
-	}
+	r := p.Report(sol)
 	if err := writeResult(stdout, format, func(w io.Writer) error {
-		if err := writeOptText(w, p, r); err != nil {
+		if err := r.WriteText(w); err != nil {
 			return err
 		}
 		return writeProgramStages(w, pf)
@@ -130,21 +99,6 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fail.Requirementf("%s", msg)
 	}
 	return nil
-}
-
-func writeOptText(w io.Writer, p *opt.Problem, r *OptResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "objective\t%s\n", r.Objective)
-	fmt.Fprintf(tw, "method\t%s (%d evaluations)\n", r.Method, r.Evaluations)
-	fmt.Fprintf(tw, "feasible\t%v\n", r.Feasible)
-	for _, v := range p.Vars {
-		fmt.Fprintf(tw, "%s\t%.6g\n", v.Param, float64(r.Values[string(v.Param)]))
-	}
-	fmt.Fprintf(tw, "throughput\t%s\n", units.FormatRate(float64(r.Throughput)))
-	fmt.Fprintf(tw, "bottleneck\t%s\n", r.Bottleneck)
-	fmt.Fprintf(tw, "mean latency\t%s\n", units.FormatTime(float64(r.Latency)))
-	fmt.Fprintf(tw, "drops\t%.4g\n", float64(r.Drop))
-	return tw.Flush()
 }
 
 // paramDoc is a file held as a YAML tree whose parameters can be changed
@@ -179,16 +133,8 @@ func writeOptimized(path, out string, p *opt.Problem, sol *opt.Solution, overrid
 	if err != nil {
 		return err
 	}
-	for _, o := range overrides {
-		v, _ := p.Model.Get(o)
-		if err := d.Set(o, v); err != nil {
-			return fmt.Errorf("--write: %w", err)
-		}
-	}
-	for i, v := range p.Vars {
-		if err := d.Set(v.Param, sol.Values[i]); err != nil {
-			return fmt.Errorf("--write: %w", err)
-		}
+	if err := p.WriteInto(d, sol, overrides); err != nil {
+		return fmt.Errorf("--write: %w", err)
 	}
 	b, err := d.Bytes()
 	if err != nil {

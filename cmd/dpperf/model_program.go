@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -50,14 +49,8 @@ func resolvePrograms(ctx context.Context, s *spec.Spec, path string, pf *program
 
 // writeProgramStages lists the program stages under a text result.
 func writeProgramStages(w io.Writer, pf *programFlags) error {
-	if pf == nil || len(pf.stages) == 0 {
+	if pf == nil {
 		return nil
 	}
-	fmt.Fprintln(w, "\nprogram stages (service time from the program):")
-	for _, s := range pf.stages {
-		if _, err := fmt.Fprintln(w, "  "+s.Text()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return program.WriteStages(w, pf.stages)
 }

@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
 	"github.com/dpperf/dpperf/model/sweep"
-	"github.com/dpperf/dpperf/units"
 )
 
 func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -52,13 +50,6 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail.Usagef("--values: %v", err)
 	}
-	y := *yAxis
-	if y == "" {
-		y = "throughput"
-		if p == "offered" {
-			y = "latency"
-		}
-	}
 	o := sweep.Options{Point: func(pt sweep.Point) {
 		fmt.Fprintf(stderr, "sweep: %s=%g done\n", p, float64(pt.Value))
 	}}
@@ -71,47 +62,17 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *plotFile != "" && len(r.Points) > 0 {
 		var buf bytes.Buffer
-		if perr := r.Plot(&buf, *plotFile, y); perr != nil {
+		if perr := r.Plot(&buf, *plotFile, *yAxis); perr != nil {
 			return fail.Usagef("%v", perr)
 		}
 		if perr := writeFileAtomic(*plotFile, buf.Bytes()); perr != nil {
 			return perr
 		}
 	}
-	if werr := writeResult(stdout, format, func(w io.Writer) error { return writeSweepText(w, r, *simulate) }, r); werr != nil {
+	if werr := writeResult(stdout, format, func(w io.Writer) error { return r.WriteText(w, *simulate) }, r); werr != nil {
 		return werr
 	}
 	return err
-}
-
-func writeSweepText(w io.Writer, r *sweep.Result, simulated bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tTHROUGHPUT\tCARRIED\tLATENCY\tDROP\t", r.Param)
-	if simulated {
-		fmt.Fprint(tw, "SIM THROUGHPUT\tSIM LATENCY\tSIM P99\t")
-	}
-	fmt.Fprintln(tw, "BOTTLENECK\t")
-	for _, p := range r.Points {
-		v := float64(p.Value)
-		var vs string
-		switch r.Unit {
-		case "B/s":
-			vs = units.FormatRate(v)
-		case "s":
-			vs = units.FormatTime(v)
-		case "B":
-			vs = units.FormatSize(v)
-		default:
-			vs = fmt.Sprintf("%g", v)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3g\t", vs, units.FormatRate(float64(p.Throughput)), units.FormatRate(float64(p.Carried)),
-			units.FormatTime(float64(p.Latency)), float64(p.Drop))
-		if simulated {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t", units.FormatRate(float64(p.SimThr)), units.FormatTime(float64(p.SimLatency)), units.FormatTime(float64(p.SimP99)))
-		}
-		fmt.Fprintf(tw, "%s\t\n", p.Bottleneck)
-	}
-	return tw.Flush()
 }
 
 // writeFileAtomic writes data to a temporary file beside name and renames

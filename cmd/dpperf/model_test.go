@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/internal/golden"
+	"github.com/dpperf/dpperf/model/lognic"
 
 	"github.com/dpperf/dpperf/internal/fail"
 )
@@ -55,7 +56,7 @@ func TestModelEstimateLogNICPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r CompatResult
+	var r lognic.CompatReport
 	if err := json.Unmarshal([]byte(js), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -11,19 +11,19 @@ type Num = units.Num
 // Result is the full evaluation of a network; its JSON form is documented
 // in docs/model.md (schema "dpperf.model.estimate/v1").
 type Result struct {
-	Schema     string      `json:"schema"`
-	Name       string      `json:"name"`
-	Semantics  string      `json:"semantics"`
-	Offered    Num         `json:"offered_Bps"`
-	Throughput Num         `json:"throughput_Bps"`
-	Carried    Num         `json:"carried_Bps"`
-	Bottleneck string      `json:"bottleneck"`
-	Latency    Num         `json:"latency_s"`
-	DropShare  Num         `json:"drop_share"`
-	DropRate   Num         `json:"drop_pps"`
-	Components []Component `json:"components"`
-	Stations   []StationQ  `json:"stations"`
-	Classes    []ClassR    `json:"classes"`
+	Schema     string         `json:"schema"`
+	Name       string         `json:"name"`
+	Semantics  string         `json:"semantics"`
+	Offered    Num            `json:"offered_Bps"`
+	Throughput Num            `json:"throughput_Bps"`
+	Carried    Num            `json:"carried_Bps"`
+	Bottleneck string         `json:"bottleneck"`
+	Latency    Num            `json:"latency_s"`
+	DropShare  Num            `json:"drop_share"`
+	DropRate   Num            `json:"drop_pps"`
+	Components []Component    `json:"components"`
+	Stations   []StationQueue `json:"stations"`
+	Classes    []ClassResult  `json:"classes"`
 }
 
 // Component is one throughput constraint of equation 4.
@@ -36,8 +36,8 @@ type Component struct {
 	Binding  bool   `json:"binding"`
 }
 
-// StationQ is the queueing state of one station at the offered load.
-type StationQ struct {
+// StationQueue is the queueing state of one station at the offered load.
+type StationQueue struct {
 	Name    string `json:"name"`
 	Engines Num    `json:"engines"`
 	Queue   Num    `json:"queue"`
@@ -48,20 +48,20 @@ type StationQ struct {
 	Drop    Num    `json:"drop_probability"`
 }
 
-// ClassR is the result for one graph at one packet size.
-type ClassR struct {
-	Graph      string  `json:"graph"`
-	Size       Num     `json:"size_B"`
-	Weight     Num     `json:"weight"`
-	Throughput Num     `json:"throughput_Bps"`
-	Latency    Num     `json:"latency_s"`
-	Critical   Num     `json:"critical_path_s"`
-	Drop       Num     `json:"drop_probability"`
-	Nodes      []NodeR `json:"nodes"`
+// ClassResult is the result for one traffic class: one graph at one packet size.
+type ClassResult struct {
+	Graph      string        `json:"graph"`
+	Size       Num           `json:"size_B"`
+	Weight     Num           `json:"weight"`
+	Throughput Num           `json:"throughput_Bps"`
+	Latency    Num           `json:"latency_s"`
+	Critical   Num           `json:"critical_path_s"`
+	Drop       Num           `json:"drop_probability"`
+	Nodes      []NodeLatency `json:"nodes"`
 }
 
-// NodeR is the latency of one vertex of a class.
-type NodeR struct {
+// NodeLatency is the latency of one vertex of a class.
+type NodeLatency struct {
 	Name    string `json:"name"`
 	Station string `json:"station"`
 	Latency Num    `json:"latency_s"`
@@ -111,17 +111,17 @@ func (e *Evaluator) Result() *Result {
 		r.Bottleneck = "none"
 	}
 	for s, st := range n.Stations {
-		r.Stations = append(r.Stations, StationQ{Name: st.Name, Engines: Num(st.Engines), Queue: Num(st.Queue), Rho: Num(e.rho[s]),
+		r.Stations = append(r.Stations, StationQueue{Name: st.Name, Engines: Num(st.Engines), Queue: Num(st.Queue), Rho: Num(e.rho[s]),
 			Mean: Num(meanInSystem(e.rho[s], st.Queue)), Service: Num(e.sbar[s]), Wait: Num(e.wait[s]), Drop: Num(e.drop[s])})
 	}
 	for ci, c := range n.Classes {
-		cr := ClassR{Graph: c.Graph, Size: Num(c.Size), Weight: Num(c.Weight), Throughput: Num(thr * c.Weight),
+		cr := ClassResult{Graph: c.Graph, Size: Num(c.Size), Weight: Num(c.Weight), Throughput: Num(thr * c.Weight),
 			Latency: Num(e.classT[ci]), Critical: Num(e.classM[ci]), Drop: Num(e.classD[ci])}
 		for vi, nd := range c.Nodes {
 			if nd.Station < 0 {
 				continue
 			}
-			cr.Nodes = append(cr.Nodes, NodeR{Name: nd.Name, Station: n.Stations[nd.Station].Name, Latency: Num(e.nodeLat[ci][vi])})
+			cr.Nodes = append(cr.Nodes, NodeLatency{Name: nd.Name, Station: n.Stations[nd.Station].Name, Latency: Num(e.nodeLat[ci][vi])})
 		}
 		r.Classes = append(r.Classes, cr)
 	}

@@ -19,7 +19,9 @@
 // and the rest fitted again for each, keeping the best; a queue at its
 // upper bound is unbounded.
 //
-// Curves come from CSV files or from fio's JSON output (format.md).
+// Curves come from CSV files or from fio's JSON output (format.md). The
+// same fit gives a model of a whole I/O path from `dpperf profile`
+// reports (FitPath). The reports of both are documented in json.md.
 package fit
 
 import (

@@ -1,6 +1,11 @@
 package flow
 
-import "github.com/dpperf/dpperf/model/spec"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dpperf/dpperf/model/spec"
+)
 
 // Tunable is a model description whose parameters (spec.Param) can be
 // read and changed and that compiles into a network: a specification of
@@ -28,3 +33,26 @@ func (m SpecModel) Clone() Tunable { return SpecModel{m.Spec.Clone()} }
 func (m SpecModel) Compile() (*Network, error) { return Compile(m.Spec) }
 
 var _ Tunable = SpecModel{}
+
+// SetAll applies settings PARAM=VALUE (values with the parameter's unit,
+// e.g. size=64B or g.v.placement=1) to m in order and returns the
+// parameters changed.
+func SetAll(m Tunable, settings []string) ([]spec.Param, error) {
+	var changed []spec.Param
+	for _, kv := range settings {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want PARAM=VALUE", kv)
+		}
+		p := spec.Param(name)
+		v, err := p.ParseValue(val)
+		if err == nil {
+			err = m.Set(p, v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		changed = append(changed, p)
+	}
+	return changed, nil
+}

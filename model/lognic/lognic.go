@@ -4,7 +4,8 @@
 // flow network, with the document's equations (Network + model/analytic).
 //
 // Bandwidths in these files are in GiB/s (2^30 B/s), granularities in
-// bytes and overheads in seconds.
+// bytes and overheads in seconds. The JSON form of Compat's result
+// (CompatReport) is documented in json.md.
 package lognic
 
 import (

@@ -12,6 +12,8 @@
 // one by a softmax, and the remaining inequality constraints enter an
 // augmented Lagrangian minimised by gonum's Nelder–Mead from several
 // starting points (the objectives are minima of rates, so not smooth).
+//
+// The JSON form of a solution (Report) is documented in json.md.
 package opt
 
 import (

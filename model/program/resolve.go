@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,19 @@ func (s Stage) Text() string {
 		fmt.Fprintf(&b, ", mean of %d packets", s.Packets)
 	}
 	return b.String()
+}
+
+// WriteStages lists the stages that got their service time from a
+// program, under a text result; nothing without stages.
+func WriteStages(w io.Writer, stages []Stage) error {
+	if len(stages) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nprogram stages (service time from the program):")
+	for _, s := range stages {
+		if _, err := fmt.Fprintln(w, "  "+s.Text()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

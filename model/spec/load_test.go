@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,80 @@ func TestBad(t *testing.T) {
 	}
 }
 
+// roundTrip reads b for editing, writes it and reads it again: the
+// specification must be the one read from b, but for its line numbers.
+func roundTrip(t *testing.T, b []byte, s *Spec) {
+	t.Helper()
+	d, err := ReadDoc(b, "in.yml")
+	if err != nil {
+		t.Fatalf("Read accepts what ReadDoc rejects: %v", err)
+	}
+	out, err := d.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Read(bytes.NewReader(out), "in.yml")
+	if err != nil {
+		t.Fatalf("written file does not read: %v\n%s", err, out)
+	}
+	if !sameBesideLines(reflect.ValueOf(s), reflect.ValueOf(s2)) {
+		t.Fatalf("round trip changed the specification:\n%+v\nwritten:\n%s\nread back:\n%+v", s, out, s2)
+	}
+}
+
+// sameBesideLines compares two values as reflect.DeepEqual does, but
+// with NaN equal to NaN and fields named Line ignored.
+func sameBesideLines(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Float64:
+		x, y := a.Float(), b.Float()
+		return x == y || math.IsNaN(x) && math.IsNaN(y)
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return sameBesideLines(a.Elem(), b.Elem())
+	case reflect.Slice:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameBesideLines(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if a.Type().Field(i).Name != "Line" && !sameBesideLines(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// TestRoundTrip: the good specifications and the examples read back as
+// they were read.
+func TestRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.good.yml")
+	examples, _ := filepath.Glob("../../examples/model/*/spec.yaml")
+	for _, p := range append(files, examples...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Read(bytes.NewReader(b), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, b, s)
+	}
+}
+
+// FuzzRead: whatever reads has graphs and IPs and, written, reads back
+// the same.
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.yml")
 	for _, p := range files {
@@ -80,10 +155,14 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := Read(bytes.NewReader(b), "fuzz.yml")
-		if err == nil && (len(s.Graphs) == 0 || len(s.Hardware.IPs) == 0) {
+		s, err := Read(bytes.NewReader(b), "in.yml")
+		if err != nil {
+			return
+		}
+		if len(s.Graphs) == 0 || len(s.Hardware.IPs) == 0 {
 			t.Fatal("accepted a spec without graphs or IPs")
 		}
+		roundTrip(t, b, s)
 	})
 }
 

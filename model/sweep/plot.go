@@ -13,8 +13,15 @@ import (
 )
 
 // Plot writes a PNG or SVG (by the file extension of name) of y against
-// the swept value to w. y is "throughput", "latency" or "p99".
+// the swept value to w. y is "throughput", "latency" or "p99"; empty:
+// latency when the offered load is swept, else throughput.
 func (r *Result) Plot(w io.Writer, name, y string) error {
+	if y == "" {
+		y = "throughput"
+		if r.Param == "offered" {
+			y = "latency"
+		}
+	}
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), ".")
 	if ext != "png" && ext != "svg" {
 		return fmt.Errorf("plot: want a .png or .svg file, got %q", name)
