@@ -60,6 +60,7 @@ var Of = map[string]Layer{
 	"replay/rootcause":    Analysis,
 	"model/analytic":      Analysis,
 	"model/sim":           Analysis,
+	"model/compare":       Analysis,
 	"model/fit":           Analysis,
 	"model/opt":           Analysis,
 	"model/sweep":         Analysis,
