@@ -37,6 +37,7 @@ var Of = map[string]Layer{
 	"cmd/dpperf":            CLI,
 	"internal/cmd/evidence": CLI,
 	"internal/cmd/mutants":  CLI,
+	"internal/cli":          CLI,
 
 	"calibrate":         Kernel,
 	"classtime":         Kernel,
