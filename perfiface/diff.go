@@ -94,28 +94,6 @@ type DiffRow struct {
 	Percent Percent `json:"percent"`
 }
 
-// Percent is a relative change in percent.
-type Percent float64
-
-// MarshalJSON writes infinite values as null.
-func (p Percent) MarshalJSON() ([]byte, error) {
-	if math.IsInf(float64(p), 0) || math.IsNaN(float64(p)) {
-		return []byte("null"), nil
-	}
-	return []byte(trimFloat(float64(p))), nil
-}
-
-// String formats a signed percentage.
-func (p Percent) String() string {
-	switch {
-	case math.IsInf(float64(p), 1):
-		return "+inf%"
-	case math.IsInf(float64(p), -1):
-		return "-inf%"
-	}
-	return fmt.Sprintf("%+.1f%%", float64(p))
-}
-
 // Regressions returns the rows whose cost rose by more than percent.
 func (d *Diff) Regressions(percent float64) []DiffRow {
 	var out []DiffRow
@@ -474,13 +452,6 @@ func describeState(ex *symex.Example) []string {
 		}
 	}
 	return out
-}
-
-func pathName(p int) string {
-	if p < 0 {
-		return "unexplored"
-	}
-	return strconv.Itoa(p)
 }
 
 // conflict explains an example that gives one key of a map two different
