@@ -118,4 +118,4 @@ func (x *nfpTranslator) PerPacket() target.Vec {
 	return v
 }
 
-func (x *nfpTranslator) Program() int { return x.p.Program() }
+func (x *nfpTranslator) Program() int { return x.p.Instructions() }

@@ -12,7 +12,7 @@ type Cond struct {
 	Insn   int    // the branch instruction (the last one of its block)
 	Kind   string // the Then edge's kind ("taken", "not-taken", ...)
 	Source string // source location and text of the branch, when the object has line info
-	expr   *rx    // nil when the text could not be read
+	expr   *expr  // nil when the text could not be read
 }
 
 // newCond reads the condition that the last edge of prefix asserts from
@@ -59,7 +59,7 @@ type translator struct {
 	raw     map[string]string
 	lookups map[string]lookupNote // by found Bool and by value array
 	calls   map[string][]string   // result name → helper, map
-	memo    map[string]*rx
+	memo    map[string]*expr
 	// widths holds the declared constants' widths (0: an array);
 	// abstracts maps an abstracted value to its exact definition's name.
 	widths    map[string]int
@@ -68,7 +68,7 @@ type translator struct {
 
 func newTranslator(text [][]string) *translator {
 	t := &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
-		calls: map[string][]string{}, memo: map[string]*rx{}, widths: map[string]int{}, abstracts: map[string]string{}}
+		calls: map[string][]string{}, memo: map[string]*expr{}, widths: map[string]int{}, abstracts: map[string]string{}}
 	for _, level := range text {
 		for _, line := range level {
 			switch {
@@ -131,10 +131,10 @@ const maxExpr = 200
 
 // small reports whether r written out as a tree has at most limit nodes,
 // visiting no more than that many.
-func small(r *rx, limit int) bool {
+func small(r *expr, limit int) bool {
 	n := 0
-	var walk func(*rx) bool
-	walk = func(x *rx) bool {
+	var walk func(*expr) bool
+	walk = func(x *expr) bool {
 		n++
 		if n > limit {
 			return false
@@ -152,17 +152,17 @@ func small(r *rx, limit int) bool {
 	return walk(r)
 }
 
-// conv turns an SMT term into an rx, replacing a term too large to read
+// conv turns an SMT term into an expr, replacing a term too large to read
 // by an opaque value.
-func (t *translator) conv(s *sx) *rx {
+func (t *translator) conv(s *sx) *expr {
 	r := t.conv1(s)
 	if !small(r, maxExpr) {
-		return vx(r.w, "opaque()")
+		return varExpr(r.w, "opaque()")
 	}
 	return r
 }
 
-func (t *translator) conv1(s *sx) *rx {
+func (t *translator) conv1(s *sx) *expr {
 	if s.isAtom() {
 		return t.atom(s.atom)
 	}
@@ -173,7 +173,7 @@ func (t *translator) conv1(s *sx) *rx {
 		if len(s.list) == 3 && strings.HasPrefix(s.list[1].atom, "bv") {
 			c, _ := strconv.ParseUint(s.list[1].atom[2:], 10, 64)
 			w, _ := strconv.Atoi(s.list[2].atom)
-			return kx(w, c)
+			return constExpr(w, c)
 		}
 	case "select":
 		if len(args) == 2 {
@@ -189,7 +189,7 @@ func (t *translator) conv1(s *sx) *rx {
 		if ix := s.index(); len(ix) == 1 && len(args) == 1 {
 			a := *t.conv(args[0])
 			if a.isConst() {
-				return kx(a.w+ix[0], a.c)
+				return constExpr(a.w+ix[0], a.c)
 			}
 			a.w += ix[0]
 			return &a
@@ -201,14 +201,14 @@ func (t *translator) conv1(s *sx) *rx {
 	case "ite":
 		if len(args) == 3 {
 			x, y := t.conv(args[1]), t.conv(args[2])
-			return &rx{op: "ite", w: x.w, args: []*rx{t.conv(args[0]), x, y}}
+			return &expr{op: "ite", w: x.w, args: []*expr{t.conv(args[0]), x, y}}
 		}
 	}
 	op, ok := smtOps[h]
 	if !ok {
 		op = strings.TrimPrefix(h, "bv")
 	}
-	r := &rx{op: op, w: 1}
+	r := &expr{op: op, w: 1}
 	for _, a := range args {
 		r.args = append(r.args, t.conv(a))
 	}
@@ -218,37 +218,37 @@ func (t *translator) conv1(s *sx) *rx {
 	return simplify(r)
 }
 
-func (t *translator) atom(a string) *rx {
+func (t *translator) atom(a string) *expr {
 	if r, ok := t.memo[a]; ok {
 		return r
 	}
-	var r *rx
+	var r *expr
 	switch {
 	case strings.HasPrefix(a, "#x"):
 		c, _ := strconv.ParseUint(a[2:], 16, 64)
-		r = kx(4*(len(a)-2), c)
+		r = constExpr(4*(len(a)-2), c)
 	case strings.HasPrefix(a, "#b"):
 		c, _ := strconv.ParseUint(a[2:], 2, 64)
-		r = kx(len(a)-2, c)
+		r = constExpr(len(a)-2, c)
 	case a == "true":
-		r = kx(1, 1)
+		r = constExpr(1, 1)
 	case a == "false":
-		r = kx(1, 0)
+		r = constExpr(1, 0)
 	case a == "len":
-		r = vx(64, "pkt.len")
+		r = varExpr(64, "pkt.len")
 	case a == "ifindex":
-		r = vx(32, "ctx.ingress_ifindex")
+		r = varExpr(32, "ctx.ingress_ifindex")
 	case a == "rxq":
-		r = vx(32, "ctx.rx_queue_index")
+		r = varExpr(32, "ctx.rx_queue_index")
 	default:
 		if n, ok := t.lookups[a]; ok && n.found == a {
-			key := vx(64, "key")
+			key := varExpr(64, "key")
 			if k, ok := t.keyTerm(n.key); ok {
 				key = k
 			}
-			r = &rx{op: opContains, w: 1, name: n.mapName, args: []*rx{key}}
+			r = &expr{op: opContains, w: 1, name: n.mapName, args: []*expr{key}}
 		} else if c, ok := t.calls[a]; ok {
-			r = vx(64, callName(c))
+			r = varExpr(64, callName(c))
 		} else if d, ok := t.def(a); ok {
 			r = t.conv(d)
 		} else {
@@ -259,7 +259,7 @@ func (t *translator) atom(a string) *rx {
 	return r
 }
 
-func (t *translator) keyTerm(name string) (*rx, bool) {
+func (t *translator) keyTerm(name string) (*expr, bool) {
 	if strings.HasPrefix(name, "#x") || strings.HasPrefix(name, "(") {
 		s, err := parseSX(name)
 		if err != nil {

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/dpperf/dpperf/replay/dist"
+	"github.com/dpperf/dpperf/replay/rootcause"
 )
 
 // pName names a percentile: "p50", "p99.9".
@@ -147,4 +149,48 @@ func (d *Deployment) CDF() dist.CDF {
 		c.Series = append(c.Series, dist.Series{Name: fmt.Sprintf("class %d", cl.ID), Values: cl.Costs})
 	}
 	return c
+}
+
+// WriteRootCause prints the ranking of RootCause as a table of Python
+// comments: the features that explain the slow packets, best first.
+func (d *Deployment) WriteRootCause(w io.Writer, slow rootcause.Slow) error {
+	tab, err := d.RootCause(slow)
+	if err != nil {
+		return fmt.Errorf("root cause: %w", err)
+	}
+	fmt.Fprintf(w, "\n# Root cause: %d slow packets (cost above %s %s), %d others\n", tab.Slow, trimFloat(tab.Threshold), d.It.Unit, tab.Fast)
+	return commented(w, 0, func(tw io.Writer) {
+		fmt.Fprintln(tw, "score\tkind\tfeature\texplanation")
+		for _, r := range tab.Rows {
+			if r.Score > 0 {
+				fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\n", r.Score, r.Kind, shorten(r.Name, 60), r.Explanation)
+			}
+		}
+	})
+}
+
+// shorten cuts a long condition for a table column.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// commented writes an aligned table as Python comment lines.
+func commented(w io.Writer, flags uint, fill func(tw io.Writer)) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', flags)
+	fill(tw)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if line != "" {
+			if _, err := io.WriteString(w, "#  "+line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -91,28 +92,6 @@ type DiffRow struct {
 	// Percent is Delta relative to Before; ±Inf (null in JSON) when Before
 	// is 0.
 	Percent Percent `json:"percent"`
-}
-
-// Percent is a relative change in percent.
-type Percent float64
-
-// MarshalJSON writes infinite values as null.
-func (p Percent) MarshalJSON() ([]byte, error) {
-	if math.IsInf(float64(p), 0) || math.IsNaN(float64(p)) {
-		return []byte("null"), nil
-	}
-	return []byte(trimFloat(float64(p))), nil
-}
-
-// String formats a signed percentage.
-func (p Percent) String() string {
-	switch {
-	case math.IsInf(float64(p), 1):
-		return "+inf%"
-	case math.IsInf(float64(p), -1):
-		return "-inf%"
-	}
-	return fmt.Sprintf("%+.1f%%", float64(p))
 }
 
 // Regressions returns the rows whose cost rose by more than percent.
@@ -322,7 +301,7 @@ func (s *diffSide) setup(res float64) error {
 		for i := range it.Paths {
 			s.class[i] = i
 			s.paths = append(s.paths, []int{i})
-			s.conds = append(s.conds, []string{"path " + itoa(i)})
+			s.conds = append(s.conds, []string{"path " + strconv.Itoa(i)})
 		}
 	}
 	prog := it.meas.g.Prog
@@ -473,112 +452,6 @@ func describeState(ex *symex.Example) []string {
 		}
 	}
 	return out
-}
-
-// maxArg is the longest argument of a map membership test kept whole in a
-// class's conditions; longer ones (whole key structs built byte by byte)
-// become "…".
-const maxArg = 24
-
-// shortTest shortens the arguments of map membership tests:
-// flows.contains(saddr=concat(...), sport=...) becomes
-// flows.contains(saddr=…, sport=…).
-func shortTest(t string) string {
-	const marker = ".contains("
-	var b strings.Builder
-	for {
-		i := strings.Index(t, marker)
-		if i < 0 {
-			b.WriteString(t)
-			return b.String()
-		}
-		start := i + len(marker)
-		end, args := splitArgs(t[start:])
-		if end < 0 {
-			b.WriteString(t)
-			return b.String()
-		}
-		b.WriteString(t[:start])
-		for j, a := range args {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			name, val, named := strings.Cut(a, "=")
-			if !named || strings.ContainsAny(name, " ([") {
-				name, val, named = "", a, false
-			}
-			if len(val) > maxArg {
-				val = "…"
-			}
-			if named {
-				b.WriteString(name + "=")
-			}
-			b.WriteString(val)
-		}
-		b.WriteByte(')')
-		t = t[start+end+1:]
-	}
-}
-
-// splitArgs splits s, which follows an opening parenthesis, into its
-// top-level comma-separated arguments up to the matching closing one, and
-// returns that one's index (-1 if missing).
-func splitArgs(s string) (int, []string) {
-	depth, from := 0, 0
-	var args []string
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(', '[':
-			depth++
-		case ']':
-			depth--
-		case ')':
-			if depth == 0 {
-				return i, append(args, strings.TrimSpace(s[from:i]))
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				args = append(args, strings.TrimSpace(s[from:i]))
-				from = i + 1
-			}
-		}
-	}
-	return -1, nil
-}
-
-// negations are the comparison operators with their negations.
-var negations = map[string]string{" == ": " != ", " != ": " == ", " < ": " >= ", " >= ": " < ", " > ": " <= ", " <= ": " > "}
-
-// negTest negates a test: a single comparison by its opposite operator,
-// anything else with "not".
-func negTest(t string) string {
-	if inner, ok := stripNot(t); ok {
-		return inner
-	}
-	if !strings.Contains(t, " and ") && !strings.Contains(t, " or ") {
-		found, op := 0, ""
-		for o := range negations {
-			if n := strings.Count(t, o); n > 0 {
-				found += n
-				op = o
-			}
-		}
-		if found == 1 {
-			return strings.Replace(t, op, negations[op], 1)
-		}
-		if found == 0 { // Python's not binds looser than any operator but and/or
-			return "not " + t
-		}
-	}
-	return "not (" + t + ")"
-}
-
-func pathName(p int) string {
-	if p < 0 {
-		return "unexplored"
-	}
-	return itoa(p)
 }
 
 // conflict explains an example that gives one key of a map two different

@@ -126,39 +126,6 @@ func TestCompareSelf(t *testing.T) {
 	}
 }
 
-func TestShortTest(t *testing.T) {
-	cases := map[string]string{
-		"pkt.ip.proto == 17": "pkt.ip.proto == 17",
-		"flows.contains(saddr=concat(concat(0, 0, 0, pkt.ip.proto, pkt[37]), le64(pkt[26:34])), sport=pkt.udp.sport)": "flows.contains(saddr=…, sport=pkt.udp.sport)",
-		"sources.contains(pkt.ip.src) and a.contains(key)":                                                            "sources.contains(pkt.ip.src) and a.contains(key)",
-		"m.contains(concat(pkt[1], pkt[2], pkt[3], pkt[4], pkt[5]))":                                                  "m.contains(…)",
-		"broken.contains(x": "broken.contains(x",
-	}
-	for in, want := range cases {
-		if got := shortTest(in); got != want {
-			t.Errorf("shortTest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestNegTest(t *testing.T) {
-	cases := map[string]string{
-		"pkt.ip.proto == 17":               "pkt.ip.proto != 17",
-		"pkt.len < (14 + x) + 8":           "pkt.len >= (14 + x) + 8",
-		"le64(v[0:8]) <= 63":               "le64(v[0:8]) > 63",
-		"flows.contains(saddr=…, sport=…)": "not flows.contains(saddr=…, sport=…)",
-		"a == 1 and b == 2":                "not (a == 1 and b == 2)",
-		"(a == 1) == (b == 2)":             "not ((a == 1) == (b == 2))",
-		"pkt[66:68] & 5 == 0":              "pkt[66:68] & 5 != 0",
-		"x << 2 > 3":                       "x << 2 <= 3",
-	}
-	for in, want := range cases {
-		if got := negTest(in); got != want {
-			t.Errorf("negTest(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestPercentJSON(t *testing.T) {
 	b, err := json.Marshal([]Percent{12.5, Percent(math.Inf(1)), -3})
 	if err != nil {

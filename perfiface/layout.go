@@ -62,7 +62,7 @@ func (l layout) l4off() int {
 
 // learn returns the layout below a branch side on which c holds (or, with
 // holds false, fails).
-func (l layout) learn(c *rx, holds bool) layout {
+func (l layout) learn(c *expr, holds bool) layout {
 	if c == nil {
 		return l
 	}
@@ -73,7 +73,7 @@ func (l layout) learn(c *rx, holds bool) layout {
 		return l
 	}
 	if c.op == "!=" {
-		c, holds = &rx{op: "==", w: 1, args: c.args}, !holds
+		c, holds = &expr{op: "==", w: 1, args: c.args}, !holds
 	}
 	if c.op != "==" || !holds || len(c.args) != 2 || !c.args[1].isConst() {
 		return l
@@ -111,9 +111,9 @@ func (l layout) learn(c *rx, holds bool) layout {
 // isIHL4 recognises the IPv4 header length in bytes, as compilers write
 // it: (b << 2) & 60, (b & 15) << 2 or (b & 15) * 4 of the header's first
 // byte b.
-func isIHL4(r *rx, l3off int) bool {
-	first := func(x *rx) bool { return x.op == opPkt && x.sym == nil && len(x.offs) == 1 && x.offs[0] == l3off }
-	k := func(x *rx, c uint64) bool { return x.isConst() && x.c == c }
+func isIHL4(r *expr, l3off int) bool {
+	first := func(x *expr) bool { return x.op == opPkt && x.sym == nil && len(x.offs) == 1 && x.offs[0] == l3off }
+	k := func(x *expr, c uint64) bool { return x.isConst() && x.c == c }
 	if r == nil || len(r.args) != 2 {
 		return false
 	}
@@ -132,7 +132,7 @@ func isIHL4(r *rx, l3off int) bool {
 }
 
 // fieldName names packet bytes in network order by the layout, or "".
-func (l layout) fieldName(r *rx) string {
+func (l layout) fieldName(r *expr) string {
 	if r.op != opPkt || !r.ascending() {
 		return ""
 	}
@@ -191,7 +191,7 @@ func (l layout) fieldName(r *rx) string {
 	return ""
 }
 
-func (l layout) bytesName(r *rx) string {
+func (l layout) bytesName(r *expr) string {
 	if s := l.fieldName(r); s != "" {
 		return s
 	}
@@ -211,8 +211,8 @@ func (l layout) bytesName(r *rx) string {
 // anonymous struct are named as C names them, by their own names; a
 // member without a name (an anonymous union) by its byte range in the
 // key, [4:8].
-func (l layout) keyText(mapName string, key *rx) string {
-	one := func(v *rx) string {
+func (l layout) keyText(mapName string, key *expr) string {
+	one := func(v *expr) string {
 		if v.op == opPkt && v.descending() {
 			if s := l.fieldName(v.swapped()); s != "" {
 				return s
@@ -296,7 +296,7 @@ func memberAt(t btf.Type, off, size int) string {
 }
 
 // special names flag tests and nibbles: pkt.tcp.syn, pkt.ip.ihl.
-func (l layout) special(r *rx) (string, bool) {
+func (l layout) special(r *expr) (string, bool) {
 	if (r.op == "!=" || r.op == "==") && len(r.args) == 2 && r.args[1].isConst() && r.args[1].c == 0 {
 		a := r.args[0]
 		s, ok := l.flag(a)
@@ -331,7 +331,7 @@ func (l layout) special(r *rx) (string, bool) {
 // flag names a test of TCP flag bits: "pkt.tcp.syn", or for several bits
 // "pkt.tcp.fin or pkt.tcp.rst" (any of them set); likewise QUIC's header
 // form and fixed bits ("pkt.quic.long_header").
-func (l layout) flag(r *rx) (string, bool) {
+func (l layout) flag(r *expr) (string, bool) {
 	if r.op != "&" || len(r.args) != 2 || !r.args[1].isConst() {
 		return "", false
 	}
@@ -371,7 +371,7 @@ func (l layout) flag(r *rx) (string, bool) {
 // bitwise operators as a Boolean expression over named bits, such as
 // "pkt.tcp.syn and not pkt.tcp.ack" for a SYN-without-ACK test on the TCP
 // flags loaded as part of a little-endian word.
-func (l layout) bitText(r *rx, k int) (string, bool) {
+func (l layout) bitText(r *expr, k int) (string, bool) {
 	if k < 0 {
 		return "False", true
 	}
@@ -386,7 +386,7 @@ func (l layout) bitText(r *rx, k int) (string, bool) {
 		if k >= 8*len(r.offs) {
 			return "False", true
 		}
-		b := &rx{op: opPkt, w: 8, offs: []int{r.offs[len(r.offs)-1-k/8]}, sym: r.sym}
+		b := &expr{op: opPkt, w: 8, offs: []int{r.offs[len(r.offs)-1-k/8]}, sym: r.sym}
 		switch l.fieldName(b) {
 		case "pkt.tcp.flags":
 			return "pkt.tcp." + tcpFlags[1<<(k%8)], true

@@ -2,27 +2,27 @@ package perfiface
 
 import "testing"
 
-func pktBytes(offs ...int) *rx { return &rx{op: opPkt, w: 8 * len(offs), offs: offs} }
-func konst(c uint64) *rx       { return &rx{op: opConst, w: 64, c: c} }
+func pktBytes(offs ...int) *expr { return &expr{op: opPkt, w: 8 * len(offs), offs: offs} }
+func konst(c uint64) *expr       { return &expr{op: opConst, w: 64, c: c} }
 
 // TestLayoutQUIC names QUIC header fields and bits once a test has put
 // the packet on UDP port 443, and not before.
 func TestLayoutQUIC(t *testing.T) {
 	l := layout{l3off: 14}
-	l = l.learn(&rx{op: "==", w: 1, args: []*rx{pktBytes(12, 13), konst(0x0800)}}, true)
-	l = l.learn(&rx{op: "==", w: 1, args: []*rx{pktBytes(23), konst(17)}}, true)
+	l = l.learn(&expr{op: "==", w: 1, args: []*expr{pktBytes(12, 13), konst(0x0800)}}, true)
+	l = l.learn(&expr{op: "==", w: 1, args: []*expr{pktBytes(23), konst(17)}}, true)
 	const payload = 14 + 20 + 8
 	first := pktBytes(payload)
 	if got := l.fieldName(first); got != "" {
 		t.Errorf("UDP payload named %q before any port test", got)
 	}
-	dport := &rx{op: "==", w: 1, args: []*rx{pktBytes(36, 37), konst(443)}}
+	dport := &expr{op: "==", w: 1, args: []*expr{pktBytes(36, 37), konst(443)}}
 	if q := l.learn(dport, false); q.quic {
 		t.Error("a failed port test made the payload QUIC")
 	}
 	l = l.learn(dport, true)
 	for _, c := range []struct {
-		r    *rx
+		r    *expr
 		want string
 	}{
 		{first, "pkt.quic.flags"},
@@ -40,7 +40,7 @@ func TestLayoutQUIC(t *testing.T) {
 		ok   bool
 	}{{0x80, "pkt.quic.long_header", true}, {0x40, "pkt.quic.fixed_bit", true},
 		{0xc0, "(pkt.quic.fixed_bit or pkt.quic.long_header)", true}, {0x30, "", false}} {
-		got, ok := l.flag(&rx{op: "&", w: 8, args: []*rx{first, konst(c.mask)}})
+		got, ok := l.flag(&expr{op: "&", w: 8, args: []*expr{first, konst(c.mask)}})
 		if got != c.want || ok != c.ok {
 			t.Errorf("flags & %#x: %q (%v), want %q (%v)", c.mask, got, ok, c.want, c.ok)
 		}

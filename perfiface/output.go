@@ -92,3 +92,39 @@ func (it *Interface) Dot(w io.Writer, v *View) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// WriteThresholds lists the resolution thresholds with the interface's
+// size (classes and lines of Python) above each, then what the exploration
+// left out.
+func (it *Interface) WriteThresholds(w io.Writer) error {
+	switch {
+	case it.Coarse && it.Bounded > 0:
+		fmt.Fprintf(w, "%s: %d paths explored to the end and %d subtrees at most %s wide not explored, metric %s\n\n",
+			it.Program, len(it.Paths)-it.Bounded, it.Bounded, trimFloat(it.Reached), it.Metric)
+	case it.Bounded > 0:
+		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees below %d decisions not explored, metric %s\n\n",
+			it.Program, len(it.Paths)-it.Bounded, it.Bounded, it.MaxDepth, it.Metric)
+	default:
+		fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
+	}
+	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
+	for _, t := range it.Thresholds() {
+		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimFloat(t.Value), t.Classes, t.Lines)
+	}
+	if it.Coarse && it.Bounded > 0 {
+		fmt.Fprintf(w, "\nthresholds at or below %s lie in subtrees not explored: --resolution R --thresholds refines down to R,\n--resolution 0 --thresholds explores every feasible path\n", trimFloat(it.Reached))
+	}
+	if it.Stopped {
+		fmt.Fprintln(w, "\nSTOPPED early (time limit, interrupt or --max-paths): the table holds down to the resolution reached")
+	}
+	if it.Partial {
+		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing (--max-depth bounds the tree instead)")
+	}
+	if len(it.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range it.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+	return nil
+}

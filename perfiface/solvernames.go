@@ -36,18 +36,18 @@ var declaredMeaning = map[string]string{
 
 // declared renders a constant the text declares and no definition,
 // lookup or call comment names.
-func (t *translator) declared(a string) *rx {
+func (t *translator) declared(a string) *expr {
 	w := 64
 	if dw, ok := t.widths[a]; ok && dw > 0 {
 		w = dw
 	}
 	if ab, ok := t.abstracts[a]; ok {
-		return vx(w, "hash("+t.inputs(ab)+")")
+		return varExpr(w, "hash("+t.inputs(ab)+")")
 	}
 	if m, ok := declaredMeaning[strings.TrimRight(a, "0123456789")]; ok {
-		return vx(w, m)
+		return varExpr(w, m)
 	}
-	return vx(w, "unknown()")
+	return varExpr(w, "unknown()")
 }
 
 // sortWidth is the width of a declared sort: 1 for Bool, N for

@@ -118,7 +118,7 @@ func TestUnnamedMembers(t *testing.T) {
 	for i := range offs {
 		offs[i] = 39 - i
 	}
-	got := l.keyText("flows", &rx{op: opPkt, w: 112, offs: offs})
+	got := l.keyText("flows", &expr{op: opPkt, w: 112, offs: offs})
 	want := "src=le32(pkt[26:30]), dst=le32(pkt[30:34]), [8:12]=le32(pkt[34:38]), port=le16(pkt[38:40])"
 	if got != want {
 		t.Errorf("key: %q, want %q", got, want)
@@ -131,7 +131,7 @@ func TestUnnamedMembers(t *testing.T) {
 		{[]int{11, 10}, "flows.value.hi16"},
 		{[]int{7, 6, 5, 4}, "le32(flows.value[4:8])"}, // half of packets: no member
 	} {
-		if got := l.bytesName(&rx{op: opVal, name: "flows", w: 8 * len(c.offs), offs: c.offs}); got != c.want {
+		if got := l.bytesName(&expr{op: opVal, name: "flows", w: 8 * len(c.offs), offs: c.offs}); got != c.want {
 			t.Errorf("value bytes %v: %q, want %q", c.offs, got, c.want)
 		}
 	}

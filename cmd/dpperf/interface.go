@@ -179,7 +179,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case *asJSON:
 		err = it.WriteJSON(w, view, *thresholds)
 	case *thresholds:
-		err = writeThresholds(w, it)
+		err = it.WriteThresholds(w)
 	default:
 		err = it.Python(w, view, header...)
 	}
@@ -199,39 +199,6 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return ctx.Err()
-}
-
-func writeThresholds(w io.Writer, it *perfiface.Interface) error {
-	switch {
-	case it.Coarse && it.Bounded > 0:
-		fmt.Fprintf(w, "%s: %d paths explored to the end and %d subtrees at most %s wide not explored, metric %s\n\n",
-			it.Program, len(it.Paths)-it.Bounded, it.Bounded, trimNum(it.Reached), it.Metric)
-	case it.Bounded > 0:
-		fmt.Fprintf(w, "%s: %d feasible paths and %d subtrees below %d decisions not explored, metric %s\n\n",
-			it.Program, len(it.Paths)-it.Bounded, it.Bounded, it.MaxDepth, it.Metric)
-	default:
-		fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
-	}
-	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
-	for _, t := range it.Thresholds() {
-		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimNum(t.Value), t.Classes, t.Lines)
-	}
-	if it.Coarse && it.Bounded > 0 {
-		fmt.Fprintf(w, "\nthresholds at or below %s lie in subtrees not explored: --resolution R --thresholds refines down to R,\n--resolution 0 --thresholds explores every feasible path\n", trimNum(it.Reached))
-	}
-	if it.Stopped {
-		fmt.Fprintln(w, "\nSTOPPED early (time limit, interrupt or --max-paths): the table holds down to the resolution reached")
-	}
-	if it.Partial {
-		fmt.Fprintln(w, "\nPARTIAL: the exploration stopped early; classes are missing (--max-depth bounds the tree instead)")
-	}
-	if len(it.Notes) > 0 {
-		fmt.Fprintln(w, "\nnotes:")
-		for _, n := range it.Notes {
-			fmt.Fprintf(w, "  - %s\n", n)
-		}
-	}
-	return nil
 }
 
 func trimNum(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") }

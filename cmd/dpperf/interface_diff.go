@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 
@@ -57,7 +56,7 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 		if *asJSON {
 			err = writeJSON(w, d)
 		} else {
-			writeDiff(w, d)
+			d.WriteText(w)
 		}
 		if ferr := w.Flush(); err == nil {
 			err = ferr
@@ -74,78 +73,4 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 	}
 	return ctx.Err()
-}
-
-// writeDiff prints a comparison: one block per changed class, then the
-// count of unchanged ones and the notes.
-func writeDiff(w io.Writer, d *perfiface.Diff) {
-	res := "exact"
-	if d.Resolution > 0 {
-		res = trimNum(d.Resolution)
-	}
-	metric := d.Metric
-	if d.Target != "" {
-		metric += " under " + d.Target
-	}
-	fmt.Fprintf(w, "metric %s (%s), resolution %s\n", metric, d.Unit, res)
-	for _, s := range []struct {
-		name string
-		side perfiface.DiffSide
-	}{{"old", d.Old}, {"new", d.New}} {
-		fmt.Fprintf(w, "%s: %s: %d paths, %d classes", s.name, s.side.Program, s.side.Paths, s.side.Classes)
-		if s.side.NoInput > 0 {
-			fmt.Fprintf(w, " (%d without an example)", s.side.NoInput)
-		}
-		if s.side.Bounded > 0 {
-			fmt.Fprintf(w, ", %d of the paths subtrees below %d decisions not explored", s.side.Bounded, s.side.MaxDepth)
-		}
-		if s.side.Partial {
-			fmt.Fprint(w, ", PARTIAL")
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "%d example inputs met %d pairs of classes (old, new); %d changed\n", d.Examples, d.Matched, len(d.Rows))
-	if len(d.Rows) > 0 {
-		fmt.Fprintf(w, "\n%9s %9s %9s %8s  class\n", "before", "after", "delta", "percent")
-	}
-	for _, r := range d.Rows {
-		fmt.Fprintf(w, "%9s %9s %9s %8s  %s class %d: %s\n", trimNum(r.Before), trimNum(r.After),
-			signed(r.Delta), r.Percent, r.From, r.FromClass, classText(r.Class))
-		fmt.Fprintf(w, "%39s old class %s, path %s → new class %s, path %s\n", "", num(r.OldClass), num(r.OldPath), num(r.NewClass), num(r.NewPath))
-		if r.BeforeFormula != trimNum(r.Before) || r.AfterFormula != trimNum(r.After) {
-			fmt.Fprintf(w, "%39s cost %s → %s\n", "", r.BeforeFormula, r.AfterFormula)
-		}
-		fmt.Fprintf(w, "%39s input: %s\n", "", strings.Join(r.Input, " | "))
-		if len(r.State) > 0 {
-			fmt.Fprintf(w, "%39s state: %s\n", "", strings.Join(r.State, ", "))
-		}
-	}
-	fmt.Fprintf(w, "\n%d pairs of classes unchanged.\n", d.Unchanged)
-	if len(d.Notes) > 0 {
-		fmt.Fprintln(w, "notes:")
-		for _, n := range d.Notes {
-			fmt.Fprintf(w, "  - %s\n", n)
-		}
-	}
-}
-
-func classText(conds []string) string {
-	if len(conds) == 0 {
-		return "every input"
-	}
-	return strings.Join(conds, " and ")
-}
-
-func signed(v float64) string {
-	if v > 0 {
-		return "+" + trimNum(v)
-	}
-	return trimNum(v)
-}
-
-func num(i int) string {
-	if i < 0 {
-		return "unexplored"
-	}
-	return fmt.Sprint(i)
 }

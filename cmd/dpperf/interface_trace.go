@@ -7,18 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 
 	"github.com/dpperf/dpperf/classtime"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/perfiface"
-	"github.com/dpperf/dpperf/replay"
-	"github.com/dpperf/dpperf/replay/dist"
 	"github.com/dpperf/dpperf/replay/rootcause"
 )
 
@@ -127,7 +123,7 @@ func (f *traceFlags) run(ctx context.Context, it *perfiface.Interface, resolutio
 		}
 	}
 	if f.slow != "" {
-		if err := writeRootCause(w, d, slow); err != nil {
+		if err := d.WriteRootCause(w, slow); err != nil {
 			return err
 		}
 	}
@@ -142,78 +138,14 @@ func (f *traceFlags) run(ctx context.Context, it *perfiface.Interface, resolutio
 	return w.Flush()
 }
 
-// shorten cuts a long condition for a table column.
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func writeRootCause(w io.Writer, d *perfiface.Deployment, slow rootcause.Slow) error {
-	tab, err := d.RootCause(slow)
-	if err != nil {
-		return fmt.Errorf("root cause: %w", err)
-	}
-	fmt.Fprintf(w, "\n# Root cause: %d slow packets (cost above %s %s), %d others\n", tab.Slow, trimNum(tab.Threshold), d.It.Unit, tab.Fast)
-	return commented(w, 0, func(tw io.Writer) {
-		fmt.Fprintln(tw, "score\tkind\tfeature\texplanation")
-		for _, r := range tab.Rows {
-			if r.Score > 0 {
-				fmt.Fprintf(tw, "%.2f\t%s\t%s\t%s\n", r.Score, r.Kind, shorten(r.Name, 60), r.Explanation)
-			}
-		}
-	})
-}
-
-// commented writes an aligned table as Python comment lines.
-func commented(w io.Writer, flags uint, fill func(tw io.Writer)) error {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', flags)
-	fill(tw)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, line := range strings.SplitAfter(b.String(), "\n") {
-		if line != "" {
-			if _, err := io.WriteString(w, "#  "+line); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// classMeasure is one class's predicted and measured figures.
-type classMeasure struct {
-	name              string
-	reps              int
-	predicted, actual float64 // actual: measured ns, or the interpreter's count
-	net, repeat       float64
-	err               float64 // (predicted - actual) / actual
-}
-
 // measureClasses times representatives of each class in the kernel and
-// prints predicted vs measured. Under --metric cost the measured figure
-// is the median single-run time net of the harness; under insns and mem
-// it is the interpreter's count, and the kernel time is shown beside it.
+// prints predicted vs measured (perfiface.Validator).
 func (f *traceFlags) measureClasses(ctx context.Context, w io.Writer, d *perfiface.Deployment, state *mapstate.State) error {
-	pred := map[int]float64{}
-	counted := map[int]float64{}
-	classOf := func(pkt *replay.Packet) string {
-		pc, ok := d.Price(pkt)
-		if !ok {
-			return "off-path"
-		}
-		pred[pkt.Index] = pc.Cost
-		counted[pkt.Index] = interpCount(d.It.Metric, pkt)
-		return fmt.Sprintf("class %d", pc.Class)
-	}
-	reps, err := replay.Representatives(ctx, d.Prog(), f.trace, d.ReplayOptions(state), f.perClass, classOf)
+	v := d.Validator()
+	reps, err := v.Representatives(ctx, f.trace, state, f.perClass)
 	if err != nil {
 		return err
 	}
-	reps = slices.DeleteFunc(reps, func(r replay.Rep) bool { return r.Class == "off-path" })
 	m, err := classtime.Open(d.Prog(), classtime.Options{Runs: f.runs})
 	if err != nil {
 		return err
@@ -223,98 +155,9 @@ func (f *traceFlags) measureClasses(ctx context.Context, w io.Writer, d *perfifa
 	if err != nil {
 		return err
 	}
-	rows := measureRows(d.It.Metric, reps, rep, pred, counted)
-	return writeMeasure(w, d, rep, rows, f.runs)
-}
-
-// interpCount is what the interpreter counted of a metric on a run.
-func interpCount(metric string, pkt *replay.Packet) float64 {
-	switch metric {
-	case perfiface.MetricInsns:
-		return float64(pkt.Result.Count)
-	case perfiface.MetricMem:
-		n := 0
-		for i := range pkt.Result.Loads {
-			n += pkt.Result.Loads[i] + pkt.Result.Stores[i]
-		}
-		return float64(n)
-	}
-	return math.NaN()
-}
-
-func measureRows(metric string, reps []replay.Rep, rep *classtime.Report, pred, counted map[int]float64) []classMeasure {
-	byClass := map[string][]replay.Rep{}
-	for _, r := range reps {
-		byClass[r.Class] = append(byClass[r.Class], r)
-	}
-	var rows []classMeasure
+	meas := perfiface.Measurement{Runs: f.runs, Overhead: rep.Overhead}
 	for _, c := range rep.Classes {
-		var ps, cs []float64
-		for _, r := range byClass[c.Name] {
-			ps = append(ps, pred[r.Index])
-			cs = append(cs, counted[r.Index])
-		}
-		row := classMeasure{name: c.Name, reps: c.Samples, net: c.Net, repeat: c.RepeatNs}
-		row.predicted, _ = dist.Percentile(ps, 50)
-		row.actual = c.Net
-		if metric != perfiface.MetricCost {
-			row.actual, _ = dist.Percentile(cs, 50)
-			// Every representative, not only the median, must agree.
-			for i := range ps {
-				if ps[i] != cs[i] {
-					row.actual = cs[i]
-					row.predicted = ps[i]
-				}
-			}
-		}
-		row.err = (row.predicted - row.actual) / row.actual
-		rows = append(rows, row)
+		meas.Classes = append(meas.Classes, perfiface.Measured{Name: c.Name, Reps: c.Samples, Net: c.Net, Repeat: c.RepeatNs})
 	}
-	slices.SortStableFunc(rows, func(a, b classMeasure) int { return classNum(a.name) - classNum(b.name) })
-	return rows
-}
-
-func writeMeasure(w io.Writer, d *perfiface.Deployment, rep *classtime.Report, rows []classMeasure, runs int) error {
-	actual := "measured ns"
-	if d.It.Metric != perfiface.MetricCost {
-		actual = "interpreter"
-	}
-	fmt.Fprintf(w, "\n# Per class, BPF_PROG_TEST_RUN: %d single runs per representative after restoring its map state; harness overhead %.0f ns subtracted\n", runs, rep.Overhead)
-	var errs []float64
-	err := commented(w, tabwriter.AlignRight, func(tw io.Writer) {
-		fmt.Fprintf(tw, "class\treps\tpredicted\t%s\terror\tnet ns\trepeat ns\t\n", actual)
-		for _, r := range rows {
-			errs = append(errs, math.Abs(r.err))
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t%.0f\t%.0f\t\n", r.name, r.reps, trimNum(r.predicted), trimNum(r.actual), 100*r.err, r.net, r.repeat)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	med, err := dist.Percentile(errs, 50)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# median absolute percentage error over %d classes: %.1f%%\n", len(rows), 100*med)
-	if d.It.Metric != perfiface.MetricCost {
-		return nil
-	}
-	// Calibrated targets time repeated runs with warm caches: the repeat
-	// figure is their like, where the class has one.
-	var rerrs []float64
-	for _, r := range rows {
-		if !math.IsNaN(r.repeat) && r.repeat > 0 {
-			rerrs = append(rerrs, math.Abs(r.predicted-r.repeat)/r.repeat)
-		}
-	}
-	if med, err := dist.Percentile(rerrs, 50); err == nil {
-		fmt.Fprintf(w, "# against the repeat figure (warm caches; %d classes that take one path when repeated): %.1f%%\n", len(rerrs), 100*med)
-	}
-	return nil
-}
-
-// classNum is the number of a "class N" name.
-func classNum(name string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(name, "class "))
-	return n
+	return v.Validate(reps, meas).Write(w)
 }

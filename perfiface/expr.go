@@ -6,20 +6,20 @@ import (
 	"strings"
 )
 
-// rx is a branch condition, or a part of one, rebuilt from the solver's
+// expr is a branch condition, or a part of one, rebuilt from the solver's
 // text in a form that can be read: packet bytes at known offsets, map
 // membership and map value bytes, helper results by name.
-type rx struct {
-	op   string // opConst, opVar, opPkt, opVal, opContains, or an operator ("==", "&", "and", ...)
-	w    int    // width in bits; 1 for a Bool
-	c    uint64 // opConst
-	name string // opVar: what it is; opVal, opContains: the map
-	args []*rx  // operands; opContains: the key
+type expr struct {
+	op   string  // opConst, opVar, opPkt, opVal, opContains, or an operator ("==", "&", "and", ...)
+	w    int     // width in bits; 1 for a Bool
+	c    uint64  // opConst
+	name string  // opVar: what it is; opVal, opContains: the map
+	args []*expr // operands; opContains: the key
 	// opPkt, opVal: the byte offsets the value is made of, most significant
 	// first; sym, if set, is a term every offset adds (a variable header
 	// length).
 	offs []int
-	sym  *rx
+	sym  *expr
 }
 
 const (
@@ -30,24 +30,26 @@ const (
 	opContains = "contains"
 )
 
-func kx(w int, c uint64) *rx {
+// constExpr is the constant c, w bits wide.
+func constExpr(w int, c uint64) *expr {
 	if w < 64 {
 		c &= 1<<w - 1
 	}
-	return &rx{op: opConst, w: w, c: c}
+	return &expr{op: opConst, w: w, c: c}
 }
 
-func vx(w int, name string) *rx { return &rx{op: opVar, w: w, name: name} }
+// varExpr is a value read by its name, w bits wide.
+func varExpr(w int, name string) *expr { return &expr{op: opVar, w: w, name: name} }
 
-func (r *rx) isConst() bool { return r.op == opConst }
+func (r *expr) isConst() bool { return r.op == opConst }
 
 // bytes reports a value made of whole bytes of one array.
-func (r *rx) bytes() bool { return r.op == opPkt || r.op == opVal }
+func (r *expr) bytes() bool { return r.op == opPkt || r.op == opVal }
 
 // ascending reports byte offsets k, k+1, ...: a field in network order.
 // descending is a little-endian load of such a field.
-func (r *rx) ascending() bool  { return run(r.offs, 1) }
-func (r *rx) descending() bool { return run(r.offs, -1) }
+func (r *expr) ascending() bool  { return run(r.offs, 1) }
+func (r *expr) descending() bool { return run(r.offs, -1) }
 
 func run(offs []int, step int) bool {
 	for i := 1; i < len(offs); i++ {
@@ -59,7 +61,7 @@ func run(offs []int, step int) bool {
 }
 
 // swapped returns the bytes in the other order.
-func (r *rx) swapped() *rx {
+func (r *expr) swapped() *expr {
 	s := *r
 	s.offs = make([]int, len(r.offs))
 	for i, o := range r.offs {
@@ -81,33 +83,33 @@ var flipped = map[string]string{"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">
 	"s<": "s>=", "s>=": "s<", "s>": "s<=", "s<=": "s>"}
 
 // negate returns "not r", pushing the negation into a comparison.
-func negate(r *rx) *rx {
+func negate(r *expr) *expr {
 	if f, ok := flipped[r.op]; ok {
-		return &rx{op: f, w: 1, args: r.args}
+		return &expr{op: f, w: 1, args: r.args}
 	}
 	if r.op == "not" {
 		return r.args[0]
 	}
 	if r.isConst() {
-		return kx(1, r.c^1)
+		return constExpr(1, r.c^1)
 	}
-	return &rx{op: "not", w: 1, args: []*rx{r}}
+	return &expr{op: "not", w: 1, args: []*expr{r}}
 }
 
 // normalize rewrites comparisons of little-endian loads of packet fields
 // with constants into comparisons of the fields in network order, so that
 // "h_proto == htons(ETH_P_IP)" reads as eth.type == 0x0800.
-func normalize(r *rx) *rx {
+func normalize(r *expr) *expr {
 	if r == nil || r.op == opConst || r.op == opVar || r.bytes() {
 		return r
 	}
 	out := *r
-	out.args = make([]*rx, len(r.args))
+	out.args = make([]*expr, len(r.args))
 	for i, a := range r.args {
 		out.args[i] = normalize(a)
 	}
 	if m, ok := mirrored[out.op]; ok && len(out.args) == 2 && out.args[0].isConst() && !out.args[1].isConst() {
-		out.op, out.args = m, []*rx{out.args[1], out.args[0]}
+		out.op, out.args = m, []*expr{out.args[1], out.args[0]}
 	}
 	if (out.op == "==" || out.op == "!=") && len(out.args) == 2 {
 		a, b := out.args[0], out.args[1]
@@ -117,7 +119,7 @@ func normalize(r *rx) *rx {
 		if b.isConst() {
 			if x, ok := toNetwork(a); ok {
 				n := len(leafBytes(a))
-				out.args = []*rx{x, kx(8*n, bswap(b.c, n))}
+				out.args = []*expr{x, constExpr(8*n, bswap(b.c, n))}
 			}
 		}
 	}
@@ -126,18 +128,18 @@ func normalize(r *rx) *rx {
 
 // toNetwork rewrites a little-endian packet load, optionally masked by a
 // constant, into the network-order field with the mask byte-swapped.
-func toNetwork(a *rx) (*rx, bool) {
+func toNetwork(a *expr) (*expr, bool) {
 	switch {
 	case a.op == opPkt && a.descending() && len(a.offs) > 1:
 		return a.swapped(), true
 	case a.op == "&" && len(a.args) == 2 && a.args[1].isConst() && a.args[0].op == opPkt && a.args[0].descending() && len(a.args[0].offs) > 1:
 		n := len(a.args[0].offs)
-		return &rx{op: "&", w: 8 * n, args: []*rx{a.args[0].swapped(), kx(8*n, bswap(a.args[1].c, n))}}, true
+		return &expr{op: "&", w: 8 * n, args: []*expr{a.args[0].swapped(), constExpr(8*n, bswap(a.args[1].c, n))}}, true
 	}
 	return nil, false
 }
 
-func leafBytes(a *rx) []int {
+func leafBytes(a *expr) []int {
 	if a.bytes() {
 		return a.offs
 	}
@@ -181,12 +183,12 @@ var prec = map[string]int{"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, 
 
 // render prints r as a Python expression; names gives packet and map
 // fields their names.
-func render(r *rx, names namer) string {
+func render(r *expr, names namer) string {
 	s, _ := renderP(r, names)
 	return s
 }
 
-func renderP(r *rx, names namer) (string, int) {
+func renderP(r *expr, names namer) (string, int) {
 	switch r.op {
 	case opConst:
 		return constText(r.c, r.w), 100
@@ -235,7 +237,7 @@ func renderP(r *rx, names namer) (string, int) {
 // namer gives packet bytes, map keys and special forms their readable
 // names.
 type namer interface {
-	bytesName(r *rx) string
-	keyText(mapName string, key *rx) string
-	special(r *rx) (string, bool)
+	bytesName(r *expr) string
+	keyText(mapName string, key *expr) string
+	special(r *expr) (string, bool)
 }

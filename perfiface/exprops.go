@@ -2,11 +2,12 @@ package perfiface
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // linear splits an offset into a symbolic part and a constant.
-func linear(r *rx) (*rx, int) {
+func linear(r *expr) (*expr, int) {
 	switch {
 	case r.isConst():
 		return nil, int(int64(r.c))
@@ -20,7 +21,7 @@ func linear(r *rx) (*rx, int) {
 	return r, 0
 }
 
-func sameSym(a, b *rx) bool {
+func sameSym(a, b *expr) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -29,7 +30,7 @@ func sameSym(a, b *rx) bool {
 
 // sel reads one byte of an array: the packet, a map value, or a version
 // of either after stores.
-func (t *translator) sel(arr, idx *sx) *rx {
+func (t *translator) sel(arr, idx *sx) *expr {
 	sym, off := linear(t.conv(idx))
 	if sym != nil && sym.w > 0 {
 		// Offsets are 32-bit truncations of 64-bit sums; the width is noise.
@@ -49,14 +50,14 @@ func (t *translator) sel(arr, idx *sx) *rx {
 				arr = arr.list[1]
 				continue
 			}
-			return vx(8, "mem["+render(t.conv(idx), plainNames{})+"]")
+			return varExpr(8, "mem["+render(t.conv(idx), plainNames{})+"]")
 		}
 		name := arr.atom
 		if name == "pkt0" {
-			return &rx{op: opPkt, w: 8, offs: []int{off}, sym: sym}
+			return &expr{op: opPkt, w: 8, offs: []int{off}, sym: sym}
 		}
 		if n, ok := t.lookups[name]; ok && n.arr == name {
-			return &rx{op: opVal, w: 8, name: n.mapName, offs: []int{off}, sym: sym}
+			return &expr{op: opVal, w: 8, name: n.mapName, offs: []int{off}, sym: sym}
 		}
 		d, ok := t.def(name)
 		if !ok {
@@ -64,12 +65,12 @@ func (t *translator) sel(arr, idx *sx) *rx {
 		}
 		arr = d
 	}
-	return vx(8, "mem["+render(t.conv(idx), plainNames{})+"]")
+	return varExpr(8, "mem["+render(t.conv(idx), plainNames{})+"]")
 }
 
 // concat joins bytes of one array into one value, most significant first.
-func (t *translator) concat(args []*sx) *rx {
-	parts := make([]*rx, len(args))
+func (t *translator) concat(args []*sx) *expr {
+	parts := make([]*expr, len(args))
 	for i, a := range args {
 		parts[i] = t.conv(a)
 	}
@@ -77,17 +78,17 @@ func (t *translator) concat(args []*sx) *rx {
 }
 
 // extract takes bits hi..lo of a value.
-func extract(x *rx, hi, lo int) *rx {
+func extract(x *expr, hi, lo int) *expr {
 	w := hi - lo + 1
 	switch {
 	case x.isConst():
-		return kx(w, x.c>>lo)
+		return constExpr(w, x.c>>lo)
 	case x.op == "concat":
 		return extractConcat(x, hi, lo)
 	case x.bytes() && lo%8 == 0 && (hi+1)%8 == 0:
 		n := len(x.offs)
 		if lo/8 >= n {
-			return kx(w, 0)
+			return constExpr(w, 0)
 		}
 		top := min(hi/8, n-1)
 		out := *x
@@ -99,19 +100,19 @@ func extract(x *rx, hi, lo int) *rx {
 		out.w = w
 		return &out
 	}
-	shifted := &rx{op: ">>", w: x.w, args: []*rx{x, kx(x.w, uint64(lo))}}
-	return &rx{op: "&", w: w, args: []*rx{shifted, kx(x.w, 1<<w-1)}}
+	shifted := &expr{op: ">>", w: x.w, args: []*expr{x, constExpr(x.w, uint64(lo))}}
+	return &expr{op: "&", w: w, args: []*expr{shifted, constExpr(x.w, 1<<w-1)}}
 }
 
 // simplify folds constant operands.
-func simplify(r *rx) *rx {
+func simplify(r *expr) *expr {
 	if len(r.args) != 2 {
 		return r
 	}
 	a, b := r.args[0], r.args[1]
 	if a.isConst() && b.isConst() {
 		if c, ok := fold(r.op, a.c, b.c, r.w); ok {
-			return kx(r.w, c)
+			return constExpr(r.w, c)
 		}
 	}
 	switch {
@@ -120,9 +121,9 @@ func simplify(r *rx) *rx {
 	case r.op == "+" && a.isConst() && a.c == 0:
 		return b
 	case r.op == "+" && b.isConst() && a.op == "+" && len(a.args) == 2 && a.args[1].isConst():
-		return simplify(&rx{op: "+", w: r.w, args: []*rx{a.args[0], kx(r.w, a.args[1].c+b.c)}})
+		return simplify(&expr{op: "+", w: r.w, args: []*expr{a.args[0], constExpr(r.w, a.args[1].c+b.c)}})
 	case r.op == "+" && b.isConst() && a.op == "+" && len(a.args) == 2 && a.args[0].isConst():
-		return simplify(&rx{op: "+", w: r.w, args: []*rx{a.args[1], kx(r.w, a.args[0].c+b.c)}})
+		return simplify(&expr{op: "+", w: r.w, args: []*expr{a.args[1], constExpr(r.w, a.args[0].c+b.c)}})
 	case r.op == "&" && b.isConst() && sigBits(a) < 64 && b.c == 1<<sigBits(a)-1:
 		return a
 	case r.op == "|":
@@ -158,13 +159,13 @@ func fold(op string, a, b uint64, w int) (uint64, bool) {
 // plainNames prints bytes without a layout: pkt[12:14].
 type plainNames struct{}
 
-func (plainNames) bytesName(r *rx) string { return rawBytes(r) }
-func (plainNames) keyText(_ string, key *rx) string {
+func (plainNames) bytesName(r *expr) string { return rawBytes(r) }
+func (plainNames) keyText(_ string, key *expr) string {
 	return render(key, plainNames{})
 }
-func (plainNames) special(*rx) (string, bool) { return "", false }
+func (plainNames) special(*expr) (string, bool) { return "", false }
 
-func rawBytes(r *rx) string {
+func rawBytes(r *expr) string {
 	base := "pkt"
 	if r.op == opVal {
 		base = r.name + ".value"
@@ -178,17 +179,17 @@ func rawBytes(r *rx) string {
 	if r.descending() {
 		lo = r.offs[n-1]
 	}
-	idx := sym + itoa(lo)
+	idx := sym + strconv.Itoa(lo)
 	if n > 1 {
-		idx += ":" + sym + itoa(lo+n)
+		idx += ":" + sym + strconv.Itoa(lo+n)
 	}
 	s := base + "[" + idx + "]"
 	if n > 1 && r.descending() {
-		s = "le" + itoa(8*n) + "(" + s + ")"
+		s = "le" + strconv.Itoa(8*n) + "(" + s + ")"
 	} else if n > 1 && !r.ascending() {
 		parts := make([]string, n)
 		for i, o := range r.offs {
-			parts[i] = sym + itoa(o)
+			parts[i] = sym + strconv.Itoa(o)
 		}
 		s = base + "[" + strings.Join(parts, ",") + "]"
 	}
@@ -197,7 +198,7 @@ func rawBytes(r *rx) string {
 
 // width is the number of significant bits of a value: a zero-extended
 // byte string has 8 per byte whatever its width.
-func sigBits(r *rx) int {
+func sigBits(r *expr) int {
 	if r.bytes() {
 		return min(r.w, 8*len(r.offs))
 	}
@@ -206,7 +207,7 @@ func sigBits(r *rx) int {
 
 // byteOf recognises byte k of x: "(x >> 8k) & 255", or x itself narrowed
 // to 8 bits for k = 0.
-func byteOf(r *rx) (x *rx, k int, ok bool) {
+func byteOf(r *expr) (x *expr, k int, ok bool) {
 	if r.op == "&" && len(r.args) == 2 && r.args[1].isConst() && r.args[1].c == 0xff {
 		s := r.args[0]
 		if s.op == ">>" && len(s.args) == 2 && s.args[1].isConst() && s.args[1].c%8 == 0 {
@@ -221,8 +222,8 @@ func byteOf(r *rx) (x *rx, k int, ok bool) {
 
 // rejoin folds a concatenation of bytes k+n-1, ..., k of one value back
 // into the value (the program stored it and read it back bytewise).
-func rejoin(parts []*rx) (*rx, bool) {
-	var x *rx
+func rejoin(parts []*expr) (*expr, bool) {
+	var x *expr
 	for i, p := range parts {
 		v, k, ok := byteOf(p)
 		if !ok || k != len(parts)-1-i {
@@ -241,10 +242,10 @@ func rejoin(parts []*rx) (*rx, bool) {
 
 // orBytes folds "(b1 << 8) | b0" of packet bytes, as byte-wise loads of
 // unaligned fields compile, into one multi-byte value.
-func orBytes(r *rx) (*rx, bool) {
-	var terms []*rx
-	var flat func(*rx)
-	flat = func(x *rx) {
+func orBytes(r *expr) (*expr, bool) {
+	var terms []*expr
+	var flat func(*expr)
+	flat = func(x *expr) {
 		if x.op == "|" {
 			for _, a := range x.args {
 				flat(a)
@@ -255,7 +256,7 @@ func orBytes(r *rx) (*rx, bool) {
 	}
 	flat(r)
 	type piece struct {
-		v     *rx
+		v     *expr
 		shift int
 	}
 	var ps []piece
@@ -277,7 +278,7 @@ func orBytes(r *rx) (*rx, bool) {
 			}
 		}
 	}
-	out := &rx{op: opPkt, w: r.w, sym: ps[0].v.sym}
+	out := &expr{op: opPkt, w: r.w, sym: ps[0].v.sym}
 	for i, p := range ps {
 		next := 0
 		if i+1 < len(ps) {
@@ -297,8 +298,8 @@ var mirrored = map[string]string{"==": "==", "!=": "!=", "<": ">", ">": "<", "<=
 // extractConcat takes bits hi..lo of a concatenation from the parts that
 // hold them, so a field of a key built on the stack reads as what was
 // stored there.
-func extractConcat(x *rx, hi, lo int) *rx {
-	var parts []*rx
+func extractConcat(x *expr, hi, lo int) *expr {
+	var parts []*expr
 	off := 0 // bit offset of the current part's least significant bit
 	for i := len(x.args) - 1; i >= 0; i-- {
 		p := x.args[i]
@@ -309,7 +310,7 @@ func extractConcat(x *rx, hi, lo int) *rx {
 		off += p.w
 	}
 	if len(parts) == 0 {
-		return kx(hi-lo+1, 0)
+		return constExpr(hi-lo+1, 0)
 	}
 	if len(parts) == 1 {
 		return parts[0]
@@ -320,9 +321,9 @@ func extractConcat(x *rx, hi, lo int) *rx {
 
 // joinParts concatenates values, most significant first, joining bytes of
 // one array and folding constants.
-func joinParts(parts []*rx) *rx {
+func joinParts(parts []*expr) *expr {
 	// Flatten nested concatenations first.
-	var flat []*rx
+	var flat []*expr
 	for _, p := range parts {
 		if p.op == "concat" {
 			flat = append(flat, p.args...)
@@ -342,7 +343,7 @@ func joinParts(parts []*rx) *rx {
 		for _, p := range parts {
 			c = c<<p.w | p.c
 		}
-		return kx(w, c)
+		return constExpr(w, c)
 	}
 	// Leading zero bytes only widen the value.
 	for len(parts) > 1 && parts[0].isConst() && parts[0].c == 0 {
@@ -362,11 +363,11 @@ func joinParts(parts []*rx) *rx {
 		joinable = joinable && p.op == first.op && p.name == first.name && sameSym(p.sym, first.sym) && p.w == 8*len(p.offs)
 	}
 	if joinable && first.w == 8*len(first.offs) {
-		out := &rx{op: first.op, w: w, name: first.name, sym: first.sym}
+		out := &expr{op: first.op, w: w, name: first.name, sym: first.sym}
 		for _, p := range parts {
 			out.offs = append(out.offs, p.offs...)
 		}
 		return out
 	}
-	return &rx{op: "concat", w: w, args: parts}
+	return &expr{op: "concat", w: w, args: parts}
 }

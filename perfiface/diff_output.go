@@ -1,0 +1,110 @@
+package perfiface
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Percent is a relative change in percent.
+type Percent float64
+
+// MarshalJSON writes infinite values as null.
+func (p Percent) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(p), 0) || math.IsNaN(float64(p)) {
+		return []byte("null"), nil
+	}
+	return []byte(trimFloat(float64(p))), nil
+}
+
+// String formats a signed percentage.
+func (p Percent) String() string {
+	switch {
+	case math.IsInf(float64(p), 1):
+		return "+inf%"
+	case math.IsInf(float64(p), -1):
+		return "-inf%"
+	}
+	return fmt.Sprintf("%+.1f%%", float64(p))
+}
+
+// WriteText prints the comparison: one block per changed class, then the
+// count of unchanged ones and the notes.
+func (d *Diff) WriteText(w io.Writer) {
+	res := "exact"
+	if d.Resolution > 0 {
+		res = trimFloat(d.Resolution)
+	}
+	metric := d.Metric
+	if d.Target != "" {
+		metric += " under " + d.Target
+	}
+	fmt.Fprintf(w, "metric %s (%s), resolution %s\n", metric, d.Unit, res)
+	for _, s := range []struct {
+		name string
+		side DiffSide
+	}{{"old", d.Old}, {"new", d.New}} {
+		fmt.Fprintf(w, "%s: %s: %d paths, %d classes", s.name, s.side.Program, s.side.Paths, s.side.Classes)
+		if s.side.NoInput > 0 {
+			fmt.Fprintf(w, " (%d without an example)", s.side.NoInput)
+		}
+		if s.side.Bounded > 0 {
+			fmt.Fprintf(w, ", %d of the paths subtrees below %d decisions not explored", s.side.Bounded, s.side.MaxDepth)
+		}
+		if s.side.Partial {
+			fmt.Fprint(w, ", PARTIAL")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%d example inputs met %d pairs of classes (old, new); %d changed\n", d.Examples, d.Matched, len(d.Rows))
+	if len(d.Rows) > 0 {
+		fmt.Fprintf(w, "\n%9s %9s %9s %8s  class\n", "before", "after", "delta", "percent")
+	}
+	for _, r := range d.Rows {
+		fmt.Fprintf(w, "%9s %9s %9s %8s  %s class %d: %s\n", trimFloat(r.Before), trimFloat(r.After),
+			signed(r.Delta), r.Percent, r.From, r.FromClass, classText(r.Class))
+		fmt.Fprintf(w, "%39s old class %s, path %s → new class %s, path %s\n", "",
+			pathName(r.OldClass), pathName(r.OldPath), pathName(r.NewClass), pathName(r.NewPath))
+		if r.BeforeFormula != trimFloat(r.Before) || r.AfterFormula != trimFloat(r.After) {
+			fmt.Fprintf(w, "%39s cost %s → %s\n", "", r.BeforeFormula, r.AfterFormula)
+		}
+		fmt.Fprintf(w, "%39s input: %s\n", "", strings.Join(r.Input, " | "))
+		if len(r.State) > 0 {
+			fmt.Fprintf(w, "%39s state: %s\n", "", strings.Join(r.State, ", "))
+		}
+	}
+	fmt.Fprintf(w, "\n%d pairs of classes unchanged.\n", d.Unchanged)
+	if len(d.Notes) > 0 {
+		fmt.Fprintln(w, "notes:")
+		for _, n := range d.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}
+
+// classText joins a class's conditions.
+func classText(conds []string) string {
+	if len(conds) == 0 {
+		return "every input"
+	}
+	return strings.Join(conds, " and ")
+}
+
+// signed formats a change with its sign.
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + trimFloat(v)
+	}
+	return trimFloat(v)
+}
+
+// pathName numbers a class or path; -1 is one the exploration did not
+// reach.
+func pathName(p int) string {
+	if p < 0 {
+		return "unexplored"
+	}
+	return strconv.Itoa(p)
+}

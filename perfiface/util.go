@@ -1,5 +1,0 @@
-package perfiface
-
-import "strconv"
-
-func itoa(i int) string { return strconv.Itoa(i) }
