@@ -15,6 +15,7 @@ import (
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/measure"
 	"github.com/dpperf/dpperf/smt"
@@ -39,13 +40,13 @@ func (l loopBounds) Set(s string) error {
 }
 
 func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bound", "bound [flags] OBJECT.o", stderr)
+	fs := cli.NewFlagSet("bound", "bound [flags] OBJECT.o", stderr)
 	progName, progType := addProgramFlags(fs)
 	list := fs.Bool("list", false, "list the programs of the object (as 'dpperf programs') and stop")
 	tgt := fs.String("target", hostTarget, "target `NAME` (see 'dpperf targets') or file; the default is this machine, calibrated on first use (root, about a minute)")
 	paths := fs.Int("paths", 1, "print the `K` slowest paths")
-	out := addOutputFlags(fs, "bound/json.md")
-	asJSON := &out.json
+	out := cli.AddOutput(fs, "bound/json.md")
+	asJSON := &out.JSON
 	require := fs.String("require", "", "exit 1 when the bound is below `RATE` (e.g. 10Mpps, 25Gbit/s)")
 	unroll := fs.Int("unroll", 0, "bound loops whose trip count cannot be proven to `N` iterations")
 	lb := loopBounds{}
@@ -65,15 +66,15 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
 	memory := fs.Int("memory", 768, "soft limit on the heap in `MIB` MiB, at which the garbage collector works harder (0: none; GOMEMLIMIT overrides)")
 	doMeasure := fs.Bool("measure", false, "replay the example packet with BPF_PROG_TEST_RUN (root): check its verdict and path, time it")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "want one object file, got %d arguments", len(pos))
+		return cli.UsageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *list {
-		return out.write(stdout, func(w io.Writer) error { return listPrograms(pos[0], *asJSON, w) })
+		return out.Write(stdout, func(w io.Writer) error { return listPrograms(pos[0], *asJSON, w) })
 	}
 	if *memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		// A long search keeps every refuted prefix: without a limit the
@@ -106,7 +107,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *doMeasure && *naive {
-		return usageError(fs, "--measure needs the search (no --naive)")
+		return cli.UsageError(fs, "--measure needs the search (no --naive)")
 	}
 	// The program before the target: a bad object is reported at once,
 	// not after a first-use calibration of this machine.
@@ -126,10 +127,10 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *doMeasure && !onThisHost(t) {
-		return usageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
+		return cli.UsageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
 	}
 	costed := bound.CostWith(g, t, pcv)
-	dst, finish, err := out.open(stdout)
+	dst, finish, err := out.Open(stdout)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		switch {
 		case *stream:
 			opts.Progress = bound.Streamer(w)
-		case isTerminal(stderr):
+		case cli.IsTerminal(stderr):
 			opts.Progress = progressPrinter(stderr, m)
 		}
 		res, err = bound.SSP(ctx, costed, opts)

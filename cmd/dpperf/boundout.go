@@ -3,21 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/units"
 )
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // progressPrinter shows the search's bound on one terminal line.
 func progressPrinter(w io.Writer, metric bound.Metric) func(bound.Progress) {

@@ -7,16 +7,17 @@ import (
 
 	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
 )
 
 // runTargetsCalibrate measures this host and writes a target file.
 func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets calibrate", "targets calibrate --write FILE.yaml | --host [--runs R] [--quick] [flags]", stderr)
+	fs := cli.NewFlagSet("targets calibrate", "targets calibrate --write FILE.yaml | --host [--runs R] [--quick] [flags]", stderr)
 	out := fs.String("write", "", "write the calibrated target to `FILE` (YAML; loadable with bound --target FILE)")
-	deprecatedFlag(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
-	report := addOutputFlags(fs, "calibrate/json.md")
+	cli.Deprecated(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
+	report := cli.AddOutput(fs, "calibrate/json.md")
 	host := fs.Bool("host", false, "write it as this machine's calibration for --target host (in the user's cache directory), replacing any")
 	name := fs.String("name", calibrate.HostName, "target `NAME` in the file")
 	runs := fs.Int("runs", 0, "interleaved runs of every measurement (default 21; 11 with --host; 3 with --quick)")
@@ -24,7 +25,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	pct := fs.Float64("percentile", 90, "take this `P`-th percentile of the runs as each cost")
 	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations) or latency (dependent chains)")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		opts.Runs = calibrate.HostRuns // as a first use of --target host
 	}
 	var done func()
-	opts.Progress, done = statusLine(stderr)
+	opts.Progress, done = cli.StatusLine(stderr)
 	res, err := calibrate.Run(ctx, opts)
 	done()
 	if err != nil {
@@ -64,7 +65,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		if err != nil {
 			return err
 		}
-		if err := report.write(stdout, func(w io.Writer) error { return writeCalibration(w, report, res.Report(t, path)) }); err != nil {
+		if err := report.Write(stdout, func(w io.Writer) error { return writeCalibration(w, report, res.Report(t, path)) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s (%s, %s): used by --target host on this machine\n", path, t.Name, res.Elapsed.Round(1e8))
@@ -80,7 +81,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	if err := writeAtomic(ctx, *out, data); err != nil {
 		return err
 	}
-	if err := report.write(stdout, func(w io.Writer) error { return writeCalibration(w, report, res.Report(t, *out)) }); err != nil {
+	if err := report.Write(stdout, func(w io.Writer) error { return writeCalibration(w, report, res.Report(t, *out)) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s (%s, %s): use it with 'dpperf bound --target %s'\n", *out, t.Name,
@@ -99,9 +100,9 @@ func writeAtomic(ctx context.Context, path string, data []byte) error {
 }
 
 // writeCalibration prints a calibration's report as text or JSON.
-func writeCalibration(w io.Writer, out *outputFlags, r *calibrate.Report) error {
-	if out.json {
-		return writeJSON(w, r)
+func writeCalibration(w io.Writer, out *cli.Output, r *calibrate.Report) error {
+	if out.JSON {
+		return cli.WriteJSON(w, r)
 	}
 	return r.WriteText(w)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
 )
@@ -16,11 +17,11 @@ import (
 // runTargetsFit scales a measured target's cost groups to timed paths of
 // real programs and writes the scaled target.
 func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("targets fit", "targets fit --target HOST.yaml --write FILE.yaml [flags] OBJECT...", stderr)
+	fs := cli.NewFlagSet("targets fit", "targets fit --target HOST.yaml --write FILE.yaml [flags] OBJECT...", stderr)
 	tgt := fs.String("target", "", "the measured target to scale (`FILE` from targets calibrate, or a built-in name)")
 	out := fs.String("write", "", "write the fitted target to `FILE` (YAML)")
-	deprecatedFlag(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
-	report := addOutputFlags(fs, "calibrate/json.md")
+	cli.Deprecated(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
+	report := cli.AddOutput(fs, "calibrate/json.md")
 	name := fs.String("name", "", "target `NAME` in the file (default: the measured target's name with -fit)")
 	kind := fs.String("kind", calibrate.Envelope, "`envelope`: no timed path above its prediction (a bound); median: least relative error (an estimate)")
 	groups := fs.String("groups", "alu,branch,memory,call", "comma-separated cost `GROUPS` to scale (of "+strings.Join(target.Groups, ", ")+")")
@@ -32,13 +33,13 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	samplesOut := fs.String("samples", "", "also write every timed path to `FILE` (JSON)")
 	samplesIn := fs.String("from-samples", "", "fit the paths timed before (`FILE` written by --samples) instead of timing objects")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case *tgt == "" || *out == "":
-		return usageError(fs, "--target and --write are required")
+		return cli.UsageError(fs, "--target and --write are required")
 	case len(pos) == 0 && *samplesIn == "":
 		return fail.Usagef("targets fit: give the objects whose programs to time")
 	case len(pos) > 0 && *samplesIn != "":
@@ -89,10 +90,10 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := writeAtomic(ctx, *out, data); err != nil {
 		return err
 	}
-	err = report.write(stdout, func(w io.Writer) error {
+	err = report.Write(stdout, func(w io.Writer) error {
 		rep := calibrate.NewFitReport(fitted.Name, *out, samples, res)
-		if report.json {
-			return writeJSON(w, rep)
+		if report.JSON {
+			return cli.WriteJSON(w, rep)
 		}
 		return rep.WriteText(w)
 	})
@@ -114,7 +115,7 @@ func timePaths(ctx context.Context, files []string, t *target.Target, opts calib
 		progs = append(progs, ps...)
 	}
 	var done func()
-	opts.Progress, done = statusLine(stderr)
+	opts.Progress, done = cli.StatusLine(stderr)
 	samples, err := calibrate.Corpus(ctx, progs, t, opts)
 	done()
 	return samples, err

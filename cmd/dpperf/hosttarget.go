@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/target"
 )
 
@@ -30,7 +31,7 @@ func loadTarget(ctx context.Context, name string, stderr io.Writer) (*target.Tar
 	fmt.Fprintf(stderr, "calibrating this host (%s, Linux %s) for --target host: about a minute, once\n", key.CPU, key.Kernel)
 	opts := calibrate.Options{}
 	var done func()
-	opts.Progress, done = statusLine(stderr)
+	opts.Progress, done = cli.StatusLine(stderr)
 	t, path, _, err := cache.Host(ctx, opts)
 	done()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/perfiface"
 	"github.com/dpperf/dpperf/smt"
@@ -81,7 +82,7 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 	}
 	opts := perfiface.ExploreOptions{Workers: workers, MaxPaths: f.maxPaths, MaxDepth: f.maxDepth,
 		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}, WellFormed: f.wellFormed}}
-	if isTerminal(stderr) {
+	if cli.IsTerminal(stderr) {
 		opts.Progress = func(p perfiface.Progress) {
 			fmt.Fprintf(stderr, "\r%s: %d paths (%d undecided, %d bounded), %d branches refuted, %d checks, %.1fs   ",
 				prog.Name, p.Paths, p.Unknown, p.Bounded, p.Infeasible, p.Checks, p.Elapsed.Seconds())
@@ -118,21 +119,21 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(args) > 0 && args[0] == "diff" {
 		return runInterfaceDiff(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("interface", "interface [flags] OBJECT.o", stderr)
+	fs := cli.NewFlagSet("interface", "interface [flags] OBJECT.o", stderr)
 	f := addIfaceFlags(fs)
 	res := fs.Float64("resolution", 0, "print the interface at resolution `R` (in the metric's unit; 0: exact, every feasible path; default: the finest with at most --classes classes)")
 	classes := fs.Int("classes", perfiface.DefaultClasses, "without --resolution, aim at `N` classes")
 	thresholds := fs.Bool("thresholds", false, "list the resolution thresholds with the interface size at each")
-	out := addOutputFlags(fs, "perfiface/json.md")
-	asJSON := &out.json
+	out := cli.AddOutput(fs, "perfiface/json.md")
+	asJSON := &out.JSON
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
 	tr := addTraceFlags(fs)
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "want one object file, got %d arguments", len(pos))
+		return cli.UsageError(fs, "want one object file, got %d arguments", len(pos))
 	}
 	if *res < 0 {
 		return fail.Usagef("interface: --resolution must not be negative")
@@ -152,9 +153,9 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if tr.active() {
-		return out.write(stdout, func(w io.Writer) error { return tr.run(ctx, it, *res, *asJSON, w) })
+		return out.Write(stdout, func(w io.Writer) error { return tr.run(ctx, it, *res, *asJSON, w) })
 	}
-	dst, finish, err := out.open(stdout)
+	dst, finish, err := out.Open(stdout)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/perfiface"
 	"github.com/dpperf/dpperf/smt"
@@ -16,20 +17,20 @@ import (
 // runInterfaceDiff is `dpperf interface diff OLD.o NEW.o`: the input
 // classes whose cost changed between two builds of a program.
 func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("interface diff", "interface diff [flags] OLD.o NEW.o", stderr)
+	fs := cli.NewFlagSet("interface diff", "interface diff [flags] OLD.o NEW.o", stderr)
 	f := addIfaceFlags(fs)
 	res := fs.Float64("resolution", 0, "compare the classes of the interfaces at resolution `R` (0: exact)")
 	failAbove := fs.Float64("fail-above", 0, "exit 1 when an input class got more than `PERCENT` costlier")
-	out := addOutputFlags(fs, "docs/interface.md#json")
-	asJSON := &out.json
-	pos, err := parseFlags(fs, args)
+	out := cli.AddOutput(fs, "docs/interface.md#json")
+	asJSON := &out.JSON
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	gate := false
 	fs.Visit(func(fl *flag.Flag) { gate = gate || fl.Name == "fail-above" })
 	if len(pos) != 2 {
-		return usageError(fs, "want two object files (old, new), got %d arguments", len(pos))
+		return cli.UsageError(fs, "want two object files (old, new), got %d arguments", len(pos))
 	}
 	if *res < 0 {
 		return fail.Usagef("interface diff: --resolution must not be negative")
@@ -50,11 +51,11 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	err = out.write(stdout, func(dst io.Writer) error {
+	err = out.Write(stdout, func(dst io.Writer) error {
 		w := bufio.NewWriter(dst)
 		var err error
 		if *asJSON {
-			err = writeJSON(w, d)
+			err = cli.WriteJSON(w, d)
 		} else {
 			d.WriteText(w)
 		}

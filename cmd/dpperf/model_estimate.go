@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/analytic"
 	"github.com/dpperf/dpperf/model/flow"
@@ -16,14 +17,14 @@ import (
 )
 
 func runModelEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
+	fs := cli.NewFlagSet("model estimate", "model estimate [flags] spec.yaml", stderr)
 	format := addModelOutput(fs, stderr)
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 10Gbit/s)")
-	var sets listFlag
+	var sets cli.List
 	fs.Var(&sets, "set", "override a parameter, e.g. size=64B or g.v.placement=1 (repeatable; names as for sweep)")
 	compat := fs.String("compat", "", "for files in the LogNIC execution-graph format: 'lognic' reproduces that implementation's numbers")
 	pf := addProgramStageFlags(fs)
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -103,23 +104,23 @@ func loadTunable(ctx context.Context, pf *programFlags, path, offered string, se
 
 // writeResult prints v as text (with text) or, with --json, as indented
 // JSON, to stdout or the file of -o.
-func writeResult(stdout io.Writer, o *outputFlags, text func(io.Writer) error, v any) error {
-	return o.write(stdout, func(w io.Writer) error {
-		if !o.json {
+func writeResult(stdout io.Writer, o *cli.Output, text func(io.Writer) error, v any) error {
+	return o.Write(stdout, func(w io.Writer) error {
+		if !o.JSON {
 			return text(w)
 		}
-		return writeJSON(w, v)
+		return cli.WriteJSON(w, v)
 	})
 }
 
 // addModelOutput registers the output flags of a model command, and the
 // former --format text|json as a deprecated spelling of --json.
-func addModelOutput(fs *flag.FlagSet, stderr io.Writer) *outputFlags {
-	o := addOutputFlags(fs, "docs/model.md#json-schemas")
-	deprecatedFlag(fs, "format", "--json", stderr, false, func(v string) error {
+func addModelOutput(fs *flag.FlagSet, stderr io.Writer) *cli.Output {
+	o := cli.AddOutput(fs, "docs/model.md#json-schemas")
+	cli.Deprecated(fs, "format", "--json", stderr, false, func(v string) error {
 		switch v {
 		case "text", "json":
-			o.json = v == "json"
+			o.JSON = v == "json"
 			return nil
 		}
 		return fmt.Errorf("want text or json, got %q", v)
@@ -127,7 +128,7 @@ func addModelOutput(fs *flag.FlagSet, stderr io.Writer) *outputFlags {
 	return o
 }
 
-func estimateCompat(path string, format *outputFlags, stdout io.Writer) error {
+func estimateCompat(path string, format *cli.Output, stdout io.Writer) error {
 	f, err := lognic.Load(path)
 	if err != nil {
 		return fail.Input("", err)

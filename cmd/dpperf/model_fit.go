@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/fit"
 	"github.com/dpperf/dpperf/model/spec"
@@ -14,7 +15,7 @@ import (
 )
 
 func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model fit", "model fit --curve FILE [--vertex GRAPH.VERTEX | --ip IP] [flags] spec.yaml\n       dpperf model fit --profile A.json[,B.json] [--check C.json] [--write OUT.yaml]", stderr)
+	fs := cli.NewFlagSet("model fit", "model fit --curve FILE [--vertex GRAPH.VERTEX | --ip IP] [flags] spec.yaml\n       dpperf model fit --profile A.json[,B.json] [--check C.json] [--write OUT.yaml]", stderr)
 	curveFile := fs.String("curve", "", "measured latency-vs-load curve: a CSV file (load or iops, latency[, size]) or fio's JSON output (.json)")
 	vertex := fs.String("vertex", "", "the stage: GRAPH.VERTEX (its IP gets throughput, parallelism and queue, the vertex the overhead)")
 	ipName := fs.String("ip", "", "the stage's IP, when --vertex is not given (its only vertex gets the overhead)")
@@ -27,7 +28,7 @@ func runModelFit(_ context.Context, args []string, stdout, stderr io.Writer) err
 	group := fs.String("group", "", "with --profile: the request group (e.g. 'read 4KiB'; default each profile's first)")
 	check := fs.String("check", "", "with --profile: predict the latencies at the load of this profile and compare")
 	parallelism := fs.String("parallelism", "auto", "with --profile: engines of split stages, or auto: fitted to two or more profiles, estimated from one (Little's law)")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func readProfiles(list string) ([]*fit.Profile, error) {
 
 // runFitPath fits a model of an I/O path to profiles, writes it, and
 // checks it against a profile at another load.
-func runFitPath(profiles, group, check, write string, format *outputFlags, parallelism int, stdout io.Writer) error {
+func runFitPath(profiles, group, check, write string, format *cli.Output, parallelism int, stdout io.Writer) error {
 	ps, err := readProfiles(profiles)
 	if err != nil {
 		return err

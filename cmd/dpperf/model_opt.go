@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/lognic"
 	"github.com/dpperf/dpperf/model/opt"
@@ -15,9 +16,9 @@ import (
 )
 
 func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model optimize", "model optimize --objective O --vary P=lo..hi [flags] spec.yaml", stderr)
+	fs := cli.NewFlagSet("model optimize", "model optimize --objective O --vary P=lo..hi [flags] spec.yaml", stderr)
 	objective := fs.String("objective", opt.MaxThroughput, "max-throughput, min-latency or min-resources (Σ of the whole-number variables)")
-	var vary, simplex listFlag
+	var vary, simplex cli.List
 	fs.Var(&vary, "vary", "a variable and its bounds, e.g. echo.submit.parallelism=1..16 (repeatable)")
 	fs.Var(&simplex, "sum-to-one", "comma-separated variables whose values must sum to 1, e.g. g.v.partition,g.w.partition (repeatable)")
 	latBound := fs.String("latency-bound", "", "constraint: mean latency at the offered load at most this (e.g. 100us)")
@@ -25,12 +26,12 @@ func runModelOptimize(ctx context.Context, args []string, stdout, stderr io.Writ
 	maxDrop := fs.Float64("max-drop", 0, "constraint: drop share at the offered load at most this (e.g. 0.001)")
 	budget := fs.Float64("budget", 0, "constraint: sum of the whole-number variables at most this")
 	offered := fs.String("offered", "", "override traffic.ingress")
-	var sets listFlag
+	var sets cli.List
 	fs.Var(&sets, "set", "override a parameter before optimizing, e.g. size=64B (repeatable)")
 	format := addModelOutput(fs, stderr)
 	write := fs.String("write", "", "write the file with the best configuration (and --offered and --set) to this YAML file")
 	pf := addProgramStageFlags(fs)
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/compare"
 	"github.com/dpperf/dpperf/model/sim"
@@ -18,7 +19,7 @@ type simFlags struct {
 	seed    *uint64
 	det     *bool
 	offered *string
-	format  *outputFlags
+	format  *cli.Output
 	quiet   *bool
 }
 
@@ -43,7 +44,7 @@ func (f simFlags) options(stderr io.Writer) (sim.Options, func(), error) {
 	if *f.quiet {
 		return o, func() {}, nil
 	}
-	show, done := statusLine(stderr)
+	show, done := cli.StatusLine(stderr)
 	if show != nil {
 		o.Progress = func(a, t int) { show(fmt.Sprintf("simulate: %d/%d packets", a, t)) }
 	}
@@ -59,9 +60,9 @@ func simErr(err error) error {
 }
 
 func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model simulate", "model simulate [flags] spec.yaml", stderr)
+	fs := cli.NewFlagSet("model simulate", "model simulate [flags] spec.yaml", stderr)
 	f := addSimFlags(fs, stderr)
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -89,10 +90,10 @@ func runModelSimulate(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func runModelCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model compare", "model compare [flags] spec.yaml", stderr)
+	fs := cli.NewFlagSet("model compare", "model compare [flags] spec.yaml", stderr)
 	f := addSimFlags(fs, stderr)
 	failAbove := fs.Float64("fail-above", 0, "exit 1 if the throughput or mean-latency error exceeds this many percent (0: never)")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}

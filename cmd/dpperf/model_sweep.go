@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/model/sim"
 	"github.com/dpperf/dpperf/model/spec"
@@ -15,7 +16,7 @@ import (
 )
 
 func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("model sweep", "model sweep --param P --values V [flags] spec.yaml", stderr)
+	fs := cli.NewFlagSet("model sweep", "model sweep --param P --values V [flags] spec.yaml", stderr)
 	param := fs.String("param", "offered", "parameter to vary (offered, size, GRAPH.VERTEX.parallelism, ...; see docs/model.md)")
 	values := fs.String("values", "", "values: a,b,c or lo..hi (whole numbers) or lo..hi:n (n points), with units where the parameter has them")
 	simulate := fs.Bool("simulate", false, "also simulate every point (adds simulated throughput, mean and p99 latency)")
@@ -25,9 +26,9 @@ func runModelSweep(ctx context.Context, args []string, stdout, stderr io.Writer)
 	yAxis := fs.String("y", "", "plotted quantity: throughput, latency or p99 (default: latency for offered, else throughput)")
 	format := addModelOutput(fs, stderr)
 	offered := fs.String("offered", "", "override traffic.ingress (e.g. 25Gbit/s)")
-	var sets listFlag
+	var sets cli.List
 	fs.Var(&sets, "set", "override a parameter before sweeping, e.g. size=64B (repeatable)")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}

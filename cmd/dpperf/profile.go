@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/analyze"
 	"github.com/dpperf/dpperf/profile/profiling"
@@ -51,13 +52,13 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // profileOutput are the report destinations shared by run and analyze:
 // the report (text or --json) to stdout or -o FILE, an HTML report beside.
 type profileOutput struct {
-	*outputFlags
+	*cli.Output
 	html, text string
 	quiet      bool
 }
 
 func (o *profileOutput) register(fs *flag.FlagSet) {
-	o.outputFlags = addOutputFlags(fs, "profile/report/schema.md")
+	o.Output = cli.AddOutput(fs, "profile/report/schema.md")
 	fs.StringVar(&o.html, "html", "", "also write an HTML report to `FILE`")
 	fs.StringVar(&o.text, "text", "", "also write the text report to `FILE` (with --json, which sends the JSON to stdout or -o)")
 	fs.BoolVar(&o.quiet, "q", false, "no report on stdout (with --html or --text)")
@@ -72,7 +73,7 @@ type profileFlags struct {
 }
 
 func newProfileFlags(name, synopsis string, stderr io.Writer) *profileFlags {
-	p := &profileFlags{fs: newFlagSet(name, synopsis, stderr)}
+	p := &profileFlags{fs: cli.NewFlagSet(name, synopsis, stderr)}
 	p.tf.register(p.fs)
 	p.out.register(p.fs)
 	return p
@@ -82,13 +83,13 @@ func newProfileFlags(name, synopsis string, stderr io.Writer) *profileFlags {
 // former spelling --json FILE, whose FILE now arrives as an argument, is
 // a usage error that gives the new one.
 func (p *profileFlags) parse(args []string) ([]string, error) {
-	rest, err := parseFlags(p.fs, args)
+	rest, err := cli.Parse(p.fs, args)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range rest {
-		if p.out.json && strings.HasSuffix(a, ".json") {
-			return nil, usageError(p.fs, "--json takes no file: write the JSON profile with --json -o %s", a)
+		if p.out.JSON && strings.HasSuffix(a, ".json") {
+			return nil, cli.UsageError(p.fs, "--json takes no file: write the JSON profile with --json -o %s", a)
 		}
 	}
 	return rest, nil
@@ -129,13 +130,13 @@ func emit(p *analyze.Profile, tk *task.Task, out *profileOutput, stdout io.Write
 			return err
 		}
 	}
-	if out.quiet && out.file == "" {
+	if out.quiet && out.File == "" {
 		return nil
 	}
-	if out.json {
-		return out.write(stdout, func(w io.Writer) error { return report.JSON(w, p) })
+	if out.JSON {
+		return out.Write(stdout, func(w io.Writer) error { return report.JSON(w, p) })
 	}
-	return out.write(stdout, func(w io.Writer) error { return report.Text(w, p, cols) })
+	return out.Write(stdout, func(w io.Writer) error { return report.Text(w, p, cols) })
 }
 
 // intervalReport prints the profile of each interval of an online task

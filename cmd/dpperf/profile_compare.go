@@ -4,17 +4,18 @@ import (
 	"io"
 
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/profiling"
 	"github.com/dpperf/dpperf/profile/report"
 )
 
 func runProfileCompare(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profile compare", "profile compare [flags] BASE.json LOADED.json", stderr)
-	out := addOutputFlags(fs, "profile/report/schema.md")
+	fs := cli.NewFlagSet("profile compare", "profile compare [flags] BASE.json LOADED.json", stderr)
+	out := cli.AddOutput(fs, "profile/report/schema.md")
 	htmlOut := fs.String("html", "", "also write an HTML report with the LAD chart to `FILE`")
 	failAbove := fs.Float64("fail-above", 0, "exit 1 when any group's LAD over the whole span (Q→C on the block path) exceeds this")
-	files, err := parseFlags(fs, args)
+	files, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -30,8 +31,8 @@ func runProfileCompare(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	err = out.write(stdout, func(w io.Writer) error {
-		if out.json {
+	err = out.Write(stdout, func(w io.Writer) error {
+		if out.JSON {
 			return report.JSON(w, c)
 		}
 		return report.CompareText(w, c)

@@ -5,14 +5,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/profile/path"
 )
 
 func runProfilePaths(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("profile paths", "profile paths [--json] [NAME]", stderr)
-	out := addOutputFlags(fs, "profile/path/format.md")
-	names, err := parseFlags(fs, args)
+	fs := cli.NewFlagSet("profile paths", "profile paths [--json] [NAME]", stderr)
+	out := cli.AddOutput(fs, "profile/path/format.md")
+	names, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -21,9 +22,9 @@ func runProfilePaths(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return out.write(stdout, func(w io.Writer) error {
-			if out.json {
-				return writeJSON(w, struct {
+		return out.Write(stdout, func(w io.Writer) error {
+			if out.JSON {
+				return cli.WriteJSON(w, struct {
 					Schema string         `json:"schema"`
 					Paths  []path.Summary `json:"paths"`
 				}{"dpperf.profile.paths/v1", list})
@@ -38,8 +39,8 @@ func runProfilePaths(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail.Usagef("%v", err)
 	}
-	return out.write(stdout, func(w io.Writer) error {
-		if out.json {
+	return out.Write(stdout, func(w io.Writer) error {
+		if out.JSON {
 			return yamlAsJSON(w, data)
 		}
 		_, err := w.Write(data)

@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
@@ -63,16 +64,16 @@ func loadPacketProgram(path, cmd string, name *string, t *progType) (*bpfprog.Pr
 }
 
 func runPrograms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("programs", "programs [--json] [-o FILE] OBJECT.o", stderr)
-	out := addOutputFlags(fs, "bpfprog/programs.md")
-	pos, err := parseFlags(fs, args)
+	fs := cli.NewFlagSet("programs", "programs [--json] [-o FILE] OBJECT.o", stderr)
+	out := cli.AddOutput(fs, "bpfprog/programs.md")
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "want one object file, got %d arguments", len(pos))
+		return cli.UsageError(fs, "want one object file, got %d arguments", len(pos))
 	}
-	return out.write(stdout, func(w io.Writer) error { return listPrograms(pos[0], out.json, w) })
+	return out.Write(stdout, func(w io.Writer) error { return listPrograms(pos[0], out.JSON, w) })
 }
 
 // listPrograms writes the candidate programs of an object as a table or
@@ -83,7 +84,7 @@ func listPrograms(path string, asJSON bool, w io.Writer) error {
 		return err
 	}
 	if asJSON {
-		return writeJSON(w, o.List())
+		return cli.WriteJSON(w, o.List())
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROGRAM\tSECTION\tTYPE\tINSNS\tFUNCS\tMAPS")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 )
 
@@ -24,8 +25,8 @@ var everyCommand = [][]string{
 func flagSets(t *testing.T) map[string]*flag.FlagSet {
 	t.Helper()
 	sets := map[string]*flag.FlagSet{}
-	parsedHook = func(fs *flag.FlagSet) { sets[fs.Name()] = fs }
-	defer func() { parsedHook = nil }()
+	cli.ParsedHook = func(fs *flag.FlagSet) { sets[fs.Name()] = fs }
+	defer func() { cli.ParsedHook = nil }()
 	for _, c := range everyCommand {
 		if _, errs, code := dpperf(t, append(c, "-h")...); code != 0 {
 			t.Fatalf("%v -h: exit %d: %s", c, code, errs)
@@ -45,22 +46,22 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 	for name, fs := range sets {
 		ranged := map[string]bool{}
 		for _, r := range flagRanges[name] {
-			ranged[r.name] = true
-			f := fs.Lookup(r.name)
+			ranged[r.Name] = true
+			f := fs.Lookup(r.Name)
 			if f == nil {
-				t.Errorf("%s: range for --%s, which it does not have", name, r.name)
-			} else if _, ok := numericValue(f); !ok {
-				t.Errorf("%s: range for --%s, which is not numeric", name, r.name)
+				t.Errorf("%s: range for --%s, which it does not have", name, r.Name)
+			} else if _, ok := cli.NumericValue(f); !ok {
+				t.Errorf("%s: range for --%s, which is not numeric", name, r.Name)
 			}
 		}
 		fs.VisitAll(func(f *flag.Flag) {
-			if _, ok := numericValue(f); ok && !ranged[f.Name] {
+			if _, ok := cli.NumericValue(f); ok && !ranged[f.Name] {
 				t.Errorf("%s --%s: numeric flag without a range in flagRanges", name, f.Name)
 			}
-			if v, ok := numericValue(f); ok && ranged[f.Name] {
+			if v, ok := cli.NumericValue(f); ok && ranged[f.Name] {
 				for _, r := range flagRanges[name] {
-					if r.name == f.Name && !r.admits(v) {
-						t.Errorf("%s --%s: default %s outside its range (%s)", name, f.Name, f.DefValue, r.want())
+					if r.Name == f.Name && !r.Admits(v) {
+						t.Errorf("%s --%s: default %s outside its range (%s)", name, f.Name, f.DefValue, r.Want())
 					}
 				}
 			}
@@ -82,7 +83,7 @@ func TestFlagRanges(t *testing.T) {
 	for name, rules := range flagRanges {
 		fs := sets[name]
 		for _, r := range rules {
-			f := fs.Lookup(r.name)
+			f := fs.Lookup(r.Name)
 			if f == nil {
 				continue
 			}
@@ -97,30 +98,30 @@ func TestFlagRanges(t *testing.T) {
 				}
 				return fmt.Sprint(x)
 			}
-			below := r.lo - 1
-			if r.loOpen {
-				below = r.lo
+			below := r.Lo - 1
+			if r.LoOpen {
+				below = r.Lo
 			}
 			if isFloat || isDur {
-				below = r.lo - 0.5
-				if r.loOpen {
-					below = r.lo
+				below = r.Lo - 0.5
+				if r.LoOpen {
+					below = r.Lo
 				}
 			}
 			if !(isUint || isUint64) || below >= 0 {
 				bad = append(bad, format(below))
 			}
-			if !math.IsInf(r.hi, 1) {
-				bad = append(bad, format(r.hi+1))
+			if !math.IsInf(r.Hi, 1) {
+				bad = append(bad, format(r.Hi+1))
 			}
 			if isFloat {
 				bad = append(bad, "NaN", "+Inf")
 			}
 			for _, b := range bad {
 				cases++
-				args := append(strings.Fields(name), "--"+r.name, b)
+				args := append(strings.Fields(name), "--"+r.Name, b)
 				_, errs, code := dpperf(t, args...)
-				want := "--" + r.name + " must be " + r.want()
+				want := "--" + r.Name + " must be " + r.Want()
 				if code != fail.ExitInput || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 					t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", args, code, errs, want)
 				}

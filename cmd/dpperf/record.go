@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record"
 	"github.com/dpperf/dpperf/record/capture"
@@ -27,27 +28,27 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return runRecordRepair(args[1:], stdout, stderr)
 		}
 	}
-	fs := newFlagSet("record", "record [flags]  |  record analyze [flags] DIR  |  record repair DIR", stderr)
+	fs := cli.NewFlagSet("record", "record [flags]  |  record analyze [flags] DIR  |  record repair DIR", stderr)
 	config := fs.String("config", "", "YAML recorder configuration (see docs/record.md)")
 	output := fs.String("dir", "", "write the timestamped recordings under `DIR` (overrides target_root)")
 	period := fs.Duration("period", 100*time.Millisecond, "drain period without --config")
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C, or when --pipeline ends)")
-	var tps listFlag
+	var tps cli.List
 	fs.Var(&tps, "tracepoint", "record the Linux tracepoint CATEGORY:NAME through BPF (repeatable)")
 	pipe := fs.Bool("pipeline", false, "run the instrumented example packet pipeline while recording")
 	packets := fs.Int("packets", 100000, "packets the --pipeline sender sends")
 	eager := fs.Bool("eager-timeout", false, "--pipeline router re-arms route timeouts on every packet (the planted cost)")
-	report := addOutputFlags(fs, "docs/record.md#dpperf-record---json")
+	report := cli.AddOutput(fs, "docs/record.md#dpperf-record---json")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return fail.Usagef("record: unexpected argument %q", pos[0])
 	}
-	if fi, err := os.Stat(report.file); err == nil && fi.IsDir() {
-		return usageError(fs, "--output %s is a directory: -o/--output is the statistics' file, --dir the recordings' directory", report.file)
+	if fi, err := os.Stat(report.File); err == nil && fi.IsDir() {
+		return cli.UsageError(fs, "--output %s is a directory: -o/--output is the statistics' file, --dir the recordings' directory", report.File)
 	}
 	if !*pipe && len(tps) == 0 && *duration == 0 && *config == "" {
 		return fail.Usagef("record: nothing to record: give --pipeline, --tracepoint or --config with --duration")
@@ -89,9 +90,9 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return report.write(stdout, func(w io.Writer) error {
-		if report.json {
-			return writeJSON(w, out)
+	return report.Write(stdout, func(w io.Writer) error {
+		if report.JSON {
+			return cli.WriteJSON(w, out)
 		}
 		return writeRecordText(w, out)
 	})
@@ -124,9 +125,9 @@ func writeRecordText(w io.Writer, out capture.Result) error {
 }
 
 func runRecordRepair(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("record repair", "record repair [--json] DIR", stderr)
-	out := addOutputFlags(fs, "docs/cli.md#small-json-forms")
-	pos, err := parseFlags(fs, args)
+	fs := cli.NewFlagSet("record repair", "record repair [--json] DIR", stderr)
+	out := cli.AddOutput(fs, "docs/cli.md#small-json-forms")
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -140,8 +141,8 @@ func runRecordRepair(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail.Input("", fmt.Errorf("record repair: %w", err))
 	}
-	return out.write(stdout, func(w io.Writer) error {
-		if out.json {
+	return out.Write(stdout, func(w io.Writer) error {
+		if out.JSON {
 			return json.NewEncoder(w).Encode(struct {
 				Schema string   `json:"schema"`
 				Cut    []string `json:"cut"`

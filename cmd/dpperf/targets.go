@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/target"
 	"go.yaml.in/yaml/v3"
@@ -18,9 +19,9 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) > 0 && args[0] == "fit" {
 		return runTargetsFit(ctx, args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("targets", "targets [NAME] | targets calibrate --write FILE [flags] | targets fit --target FILE --write FILE OBJECT...", stderr)
-	out := addOutputFlags(fs, "target/json.md")
-	pos, err := parseFlags(fs, args)
+	fs := cli.NewFlagSet("targets", "targets [NAME] | targets calibrate --write FILE [flags] | targets fit --target FILE --write FILE OBJECT...", stderr)
+	out := cli.AddOutput(fs, "target/json.md")
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -32,15 +33,15 @@ func runTargets(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		return out.write(stdout, func(w io.Writer) error {
-			if out.json {
+		return out.Write(stdout, func(w io.Writer) error {
+			if out.JSON {
 				return yamlAsJSON(w, data)
 			}
 			_, err := w.Write(data)
 			return err
 		})
 	}
-	return out.write(stdout, func(w io.Writer) error { return listTargets(ctx, w, out.json) })
+	return out.Write(stdout, func(w io.Writer) error { return listTargets(ctx, w, out.JSON) })
 }
 
 // targetSource is the YAML of a target: its file, or for host this
@@ -62,7 +63,7 @@ func yamlAsJSON(w io.Writer, data []byte) error {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	return writeJSON(w, v)
+	return cli.WriteJSON(w, v)
 }
 
 // listTargets lists the built-in targets and host as a table or as JSON.
@@ -79,7 +80,7 @@ func listTargets(ctx context.Context, w io.Writer, asJSON bool) error {
 	}
 	list = append(list, host)
 	if asJSON {
-		return writeJSON(w, target.List{Schema: "dpperf.targets/v1", Targets: list})
+		return cli.WriteJSON(w, target.List{Schema: "dpperf.targets/v1", Targets: list})
 	}
 	width := 0
 	for _, e := range list {

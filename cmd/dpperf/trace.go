@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dpperf/dpperf/internal/atomicfile"
+	"github.com/dpperf/dpperf/internal/cli"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/record/analyze"
 	"github.com/dpperf/dpperf/record/tracecompass"
@@ -22,13 +23,13 @@ func runTrace(_ context.Context, args []string, stdout, stderr io.Writer) error 
 // runAnalyze analyzes the recording named by args; name is the command's
 // name in messages.
 func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(name, name+" [flags] DIR", stderr)
-	out := addOutputFlags(fs, "docs/record.md#dpperf-trace---json")
+	fs := cli.NewFlagSet(name, name+" [flags] DIR", stderr)
+	out := cli.AddOutput(fs, "docs/record.md#dpperf-trace---json")
 	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
 	perfetto := fs.String("perfetto", "", "also write a Perfetto trace to this file (protobuf; trace-event JSON if it ends in .json)")
 	perfettoFormat := fs.String("perfetto-format", "", "format of the --perfetto file: proto or json (default: by its name)")
 	tcDir := fs.String("tracecompass", "", "also write the TraceCompass XML analyses into this directory")
-	pos, err := parseFlags(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -61,9 +62,9 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "wrote %s (import in TraceCompass: Manage XML analyses)\n", p)
 		}
 	}
-	return out.write(stdout, func(w io.Writer) error {
-		if out.json {
-			return writeJSON(w, r)
+	return out.Write(stdout, func(w io.Writer) error {
+		if out.JSON {
+			return cli.WriteJSON(w, r)
 		}
 		return analyze.WriteText(w, r, *hist)
 	})

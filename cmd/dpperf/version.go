@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/dpperf/dpperf/internal/cli"
 )
 
 // version is set by the linker (-X main.version=...) for release builds.
@@ -44,17 +46,17 @@ func versionLine() string {
 }
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", "version [--json] [-o FILE]", stderr)
-	out := addOutputFlags(fs, "docs/cli.md#small-json-forms")
-	pos, err := parseFlags(fs, args)
+	fs := cli.NewFlagSet("version", "version [--json] [-o FILE]", stderr)
+	out := cli.AddOutput(fs, "docs/cli.md#small-json-forms")
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError(fs, "unexpected argument %q", pos[0])
+		return cli.UsageError(fs, "unexpected argument %q", pos[0])
 	}
-	return out.write(stdout, func(w io.Writer) error {
-		if !out.json {
+	return out.Write(stdout, func(w io.Writer) error {
+		if !out.JSON {
 			_, err := fmt.Fprintln(w, versionLine())
 			return err
 		}
