@@ -24,10 +24,7 @@ func runProfilePaths(args []string, stdout, stderr io.Writer) error {
 		}
 		return out.Write(stdout, func(w io.Writer) error {
 			if out.JSON {
-				return cli.WriteJSON(w, struct {
-					Schema string         `json:"schema"`
-					Paths  []path.Summary `json:"paths"`
-				}{"dpperf.profile.paths/v1", list})
+				return cli.WriteJSON(w, path.List{Schema: "dpperf.profile.paths/v1", Paths: list})
 			}
 			for _, e := range list {
 				fmt.Fprintf(w, "%-10s %s\n           stages: %s\n", e.Name, e.Description, strings.Join(e.Stages, " "))

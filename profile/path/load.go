@@ -92,6 +92,12 @@ type Summary struct {
 	Stages      []string `json:"stages"`
 }
 
+// List is the JSON of `dpperf profile paths --json` (format.md).
+type List struct {
+	Schema string    `json:"schema"`
+	Paths  []Summary `json:"paths"`
+}
+
 // Summaries describes the built-in paths, in the order of Names.
 func Summaries() ([]Summary, error) {
 	var list []Summary
