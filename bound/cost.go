@@ -330,3 +330,9 @@ func (c *Costed) ExactCost(edges []int32) target.Vec {
 	}
 	return total
 }
+
+// PacketRateOf is the packet rate of one path under the target, priced as
+// the search prices its paths and capped by the target's fixed limits.
+func (c *Costed) PacketRateOf(edges []int32) float64 {
+	return c.bound(c.pathOf(edges, PacketRate)).PacketRate
+}

@@ -55,6 +55,10 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  packet rate\t%s\n", units.PacketRate(b.PacketRate))
 	fmt.Fprintf(tw, "  bit rate\t%s at %d B packets\n", units.BitRate(b.BitRate), b.PacketBytes)
 	fmt.Fprintf(tw, "  bottleneck\t%s\n", b.Bottleneck)
+	if e := r.Expected; e != nil {
+		fmt.Fprintf(tw, "  expected\t%s, %s: the same path at the calibration's medians, a typical run rather than the slow end\n",
+			units.PacketRate(e.PacketRate), units.BitRate(e.BitRate))
+	}
 	if n := r.Naive; n != nil {
 		fmt.Fprintf(tw, "  naive bound\t%s, %s at %d B (slowest path %s)\n", units.PacketRate(n.PacketRate), units.BitRate(n.BitRate), n.PacketBytes, units.PacketRate(n.PathRate))
 	}
@@ -157,6 +161,21 @@ func (r *Result) WriteText(w io.Writer) error {
 				if m.Stateful {
 					fmt.Fprintf(w, "    the packet changes the state so that its repeats take another path: the figure above is mostly theirs;\n")
 					fmt.Fprintf(w, "    %d single runs from the example's state (cold caches, harness noise): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
+				}
+				for _, c := range m.Checks {
+					verdict := "held"
+					if !c.Held {
+						verdict = "BELOW its predicted rate"
+					}
+					expected := ""
+					if c.Expected > 0 {
+						expected = ", expected " + units.PacketRate(c.Expected)
+					}
+					fmt.Fprintf(w, "    path %s (%s, %d instructions): predicted %s%s, measured %s: %s\n",
+						c.Path, c.How, c.Instructions, units.PacketRate(c.Predicted), expected, units.PacketRate(c.Measured), verdict)
+				}
+				if m.Unchecked != "" {
+					fmt.Fprintf(w, "    %s\n", m.Unchecked)
 				}
 			}
 		} else if pr.Status == "unknown" {

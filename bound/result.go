@@ -37,11 +37,15 @@ type Result struct {
 	// Packets says which packets a search considered: "any" (any bytes)
 	// or "well-formed" (headers a host's stack accepts, --well-formed).
 	// Empty for the naive bound, which considers every path.
-	Packets string       `json:"packets,omitempty"`
-	Bound   Bound        `json:"bound"`
-	Naive   *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
-	Search  *SearchInfo  `json:"search,omitempty"`
-	Paths   []PathReport `json:"paths"`
+	Packets string `json:"packets,omitempty"`
+	Bound   Bound  `json:"bound"`
+	// Expected is the bound's path at the calibration's medians rather
+	// than its high percentile (calibrated targets): what the path
+	// reaches on a typical run, where Bound is the guarantee.
+	Expected *Bound       `json:"expected,omitempty"`
+	Naive    *Bound       `json:"naive,omitempty"` // the naive bound, for comparison
+	Search   *SearchInfo  `json:"search,omitempty"`
+	Paths    []PathReport `json:"paths"`
 	// PCV holds the values assumed for the performance-critical variables
 	// of every map operation (`--pcv`); absent: all at 0.
 	PCV   map[string]float64 `json:"pcv,omitempty"`
@@ -122,6 +126,7 @@ type Bound struct {
 type PathReport struct {
 	Rank         int                `json:"rank"`
 	PacketRate   float64            `json:"packet_rate"`
+	ExpectedRate float64            `json:"expected_packet_rate,omitempty"` // at the calibration's medians
 	BitRate      float64            `json:"bit_rate"`
 	Bottleneck   string             `json:"bottleneck"`
 	Cost         map[string]float64 `json:"cost"`
@@ -161,7 +166,28 @@ type Measured struct {
 	SingleNs   float64 `json:"single_ns,omitempty"`
 	SingleRuns int     `json:"single_runs,omitempty"`
 	PacketRate float64 `json:"packet_rate"` // one core: 1e9 / ns_per_packet
-	Predicted  []int32 `json:"-"`
+	// Checks holds each path the replays ran against that path's own
+	// predicted rate: the example's path (repeated, or in single runs when
+	// stateful) and the path its repeats settle on. A path the packet runs
+	// instead of the predicted one (a map it needs could not be filled) is
+	// checked as run. Unchecked says why a timing is held against no path.
+	Checks    []PathCheck `json:"checks"`
+	Unchecked string      `json:"unchecked,omitempty"`
+	Predicted []int32     `json:"-"`
+}
+
+// PathCheck is one path a replay ran, held against its own predicted rate:
+// the rate a packet on that path reaches under the target (a guarantee
+// under a calibrated target) and, for calibrated targets, under the
+// calibration's medians (the expected rate).
+type PathCheck struct {
+	Path         string  `json:"path"` // "example", "as run" (not the predicted path), "repeats"
+	How          string  `json:"how"`  // "repeated" or "single runs"
+	Instructions int     `json:"instructions"`
+	Predicted    float64 `json:"predicted_pps"`
+	Expected     float64 `json:"expected_pps,omitempty"`
+	Measured     float64 `json:"measured_pps"`
+	Held         bool    `json:"held"` // measured >= predicted
 }
 
 // SourceLine is a source location on a path with what its instructions
@@ -278,6 +304,7 @@ func (c *Costed) report(rank int, p Path) PathReport {
 		pr.Cost[comp.Name] = round(p.Cost[k])
 	}
 	pr.TargetInstructions = c.TargetInsns(p.Edges)
+	pr.Edges = p.Edges
 	var costs []target.Vec // of pr.Lines
 	add := func(loc, text string, v target.Vec, insns int) {
 		if k := len(pr.Lines) - 1; k >= 0 && pr.Lines[k].Loc == loc {
@@ -419,4 +446,19 @@ func ParsePCV(s string) (map[string]float64, error) {
 		out[name] = n
 	}
 	return out, nil
+}
+
+// SetExpected prices r's paths under c, the same graph under the
+// calibration's medians: each path's expected rate, and the bound's path
+// as Expected.
+func (r *Result) SetExpected(c *Costed) {
+	for i := range r.Paths {
+		if p := &r.Paths[i]; p.Edges != nil {
+			p.ExpectedRate = c.pathOf(p.Edges, PacketRate).Rate
+		}
+	}
+	if len(r.Paths) > 0 && r.Paths[0].Edges != nil {
+		e := c.PacketRateOf(r.Paths[0].Edges)
+		r.Expected = &Bound{PacketRate: e, PathRate: e, PacketBytes: r.Bound.PacketBytes, BitRate: e * float64(8*r.Bound.PacketBytes)}
+	}
 }

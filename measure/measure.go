@@ -43,14 +43,17 @@ const SingleRuns = 301
 const repeatCheck = 16
 
 // Paths measures every path of r that has an example packet, filling in
-// PathReport.Measured.
-func Paths(g *cfg.Graph, r *bound.Result) error {
+// PathReport.Measured: the example's verdict and time, and each path the
+// replays ran held against that path's own rate under c (and under
+// expected, the calibration's medians, when not nil).
+func Paths(c, expected *bound.Costed, r *bound.Result) error {
+	pc := pricer{g: c.G, guarantee: c, expected: expected}
 	for i := range r.Paths {
 		pr := &r.Paths[i]
 		if pr.Example == nil {
 			continue
 		}
-		m, err := path(g, pr, pr.Edges)
+		m, err := path(pc, pr, pr.Edges)
 		if err != nil {
 			return err
 		}
@@ -59,7 +62,8 @@ func Paths(g *cfg.Graph, r *bound.Result) error {
 	return nil
 }
 
-func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
+func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
+	g := pc.g
 	p := g.Prog
 	base, err := mapstate.ObjectDefaults(p)
 	if err != nil {
@@ -102,6 +106,7 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 			m.Mismatch += fmt.Sprintf("; maps %v hold devices or sockets and cannot be filled from bytes", unfillable)
 		}
 	}
+	executed := run.Path
 	m.Predicted = nil
 	m.Stateful = !stays
 
@@ -128,6 +133,40 @@ func path(g *cfg.Graph, pr *bound.PathReport, edges []int32) (*bound.Measured, e
 	}
 	if m.NsPerPacket > 0 {
 		m.PacketRate = 1e9 / m.NsPerPacket
+	}
+	name := "example"
+	if !m.PathMatches {
+		name = "as run"
+	}
+	if !m.Stateful {
+		ch, err := pc.check(name, "repeated", executed, m.NsPerPacket)
+		if err != nil {
+			return nil, err
+		}
+		m.Checks = append(m.Checks, ch)
+	} else {
+		ch, err := pc.check(name, "single runs", executed, m.SingleNs)
+		if err != nil {
+			return nil, err
+		}
+		m.Checks = append(m.Checks, ch)
+		fresh, err := interp.NewMaps(p, state, interp.MapOptions{})
+		if err != nil {
+			return nil, err
+		}
+		rep, ok, err := settled(it, interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, fresh)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ch, err := pc.check("repeats", "repeated", rep, m.NsPerPacket)
+			if err != nil {
+				return nil, err
+			}
+			m.Checks = append(m.Checks, ch)
+		} else {
+			m.Unchecked = fmt.Sprintf("the example's repeats do not settle on one path in %d runs: their timing is not held against a path", settleRuns)
+		}
 	}
 	m.VerdictMatches = uint64(m.KernelVerdict) == pr.Example.Verdict&0xffffffff && m.KernelVerdict == m.InterpVerdict
 	return m, nil

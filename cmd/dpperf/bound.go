@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/cli"
@@ -130,6 +131,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cli.UsageError(fs, "--measure times the program on this machine's kernel, so it holds only host targets (--target host or x86-64) against it, not %s", t.Name)
 	}
 	costed := bound.CostWith(g, t, pcv)
+	var expected *bound.Costed
+	if te, err := calibrate.Expected(t); err != nil {
+		return err
+	} else if te != nil {
+		expected = bound.CostWith(g, te, pcv)
+	}
 	dst, finish, err := out.Open(stdout)
 	if err != nil {
 		return err
@@ -158,9 +165,12 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case !isRoot():
 		measureErr = fail.NeedsRootf("bound: --measure needs root (BPF_PROG_TEST_RUN): the bound above was not measured")
 	default:
-		if err := measure.Paths(g, res); err != nil {
+		if err := measure.Paths(costed, expected, res); err != nil {
 			return finish(false, err)
 		}
+	}
+	if expected != nil {
+		res.SetExpected(expected)
 	}
 	if *pcapOut != "" {
 		if err := atomicfile.Write(*pcapOut, res.WriteExamplePcap); err != nil {

@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	reps := fs.Int("reps", 5, "replays of every example, interleaved across programs")
 	out := fs.String("out", "docs/evidence", "folder of the reports")
 	checks := fs.Int("max-checks", 20000, "end a search after this many paths (an intermediate bound has no example to replay)")
+	recal := fs.Bool("calibrate", true, "with -target host, calibrate this machine first (dpperf targets calibrate --host), so that the bounds and the replays meet the same machine")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,6 +55,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rep := &Report{Target: *tgt, Reps: *reps, Machine: thisMachine()}
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
 	runner := &runner{bin: *bin, target: *tgt, maxChecks: *checks}
+	if *recal && *tgt == "host" {
+		fmt.Fprintln(stderr, "calibrating this machine (dpperf targets calibrate --host)")
+		if err := runner.calibrate(ctx); err != nil {
+			return err
+		}
+	}
 	rows := make([]*Row, len(progs))
 	for i, p := range progs {
 		rows[i] = &Row{Program: p.name(), Object: p.object}
@@ -84,4 +91,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-var errViolated = fmt.Errorf("a guarantee was violated: a median replay ran below its bound")
+var errViolated = fmt.Errorf("a guarantee was violated: a path's median replay ran below its predicted rate")

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/dpperf/dpperf/bound"
 )
 
-func result(kind string, boundPPS, measured float64, m bound.Measured) *bound.Result {
-	m.PacketRate = measured
+// result is a bound --measure result whose example ran the given checks.
+func result(kind string, boundPPS float64, m bound.Measured) *bound.Result {
 	r := &bound.Result{Kind: kind, Basis: "calibrated", Bound: bound.Bound{PacketRate: boundPPS}}
 	r.Target.Name = "x86-64-host"
 	if kind == "ssp" {
@@ -17,19 +18,32 @@ func result(kind string, boundPPS, measured float64, m bound.Measured) *bound.Re
 	return r
 }
 
-// TestSummarize: a known answer. A program whose median replay is below
-// its bound is a violation even when its fastest replay is above; rows
-// whose replays do not follow the path are reported but not compared.
+func ran(checks ...bound.PathCheck) bound.Measured { return bound.Measured{Checks: checks} }
+
+func example(pred, meas float64) bound.PathCheck {
+	return bound.PathCheck{Path: "example", How: "repeated", Predicted: pred, Measured: meas}
+}
+
+// TestSummarize: a known answer. A path whose median replay is below its
+// own prediction is a violation even when its fastest replay is above; a
+// stateful program's repeats are held against their own path; a program
+// without an example is listed and not compared.
 func TestSummarize(t *testing.T) {
-	ok := bound.Measured{VerdictMatches: true, PathMatches: true}
 	rep := &Report{Date: "2026-11-25T00:00:00Z", Target: "host", Reps: 3}
-	rows := map[string][]*bound.Result{
-		"a": {result("ssp", 10e6, 20e6, ok), result("ssp", 10e6, 25e6, ok), result("ssp", 10e6, 12e6, ok)},
-		"b": {result("ssp", 10e6, 9e6, ok), result("ssp", 10e6, 11e6, ok), result("ssp", 10e6, 8e6, ok)},
-		"c": {result("ssp", 10e6, 5e6, bound.Measured{Mismatch: "map xsks cannot be filled"})},
-		"d": {result("intermediate", 1e6, 0, ok)},
+	single := func(pred, meas float64) bound.PathCheck {
+		return bound.PathCheck{Path: "example", How: "single runs", Predicted: pred, Measured: meas}
 	}
-	for _, name := range []string{"a", "b", "c", "d"} {
+	repeats := func(pred, meas float64) bound.PathCheck {
+		return bound.PathCheck{Path: "repeats", How: "repeated", Predicted: pred, Measured: meas}
+	}
+	rows := map[string][]*bound.Result{
+		"a": {result("ssp", 10e6, ran(example(10e6, 20e6))), result("ssp", 10e6, ran(example(10e6, 25e6))), result("ssp", 10e6, ran(example(10e6, 12e6)))},
+		"b": {result("ssp", 10e6, ran(example(10e6, 9e6))), result("ssp", 10e6, ran(example(10e6, 11e6))), result("ssp", 10e6, ran(example(10e6, 8e6)))},
+		"s": {result("ssp", 4e6, ran(single(4e6, 5e6), repeats(8e6, 7e6))), result("ssp", 4e6, ran(single(4e6, 6e6), repeats(8e6, 7.5e6))),
+			result("ssp", 4e6, ran(single(4e6, 5.5e6), repeats(8e6, 9e6)))},
+		"d": {result("intermediate", 1e6, bound.Measured{})},
+	}
+	for _, name := range []string{"a", "b", "s", "d"} {
 		row := &Row{Program: name}
 		for _, r := range rows[name] {
 			row.add(r)
@@ -37,25 +51,32 @@ func TestSummarize(t *testing.T) {
 		rep.Rows = append(rep.Rows, row)
 	}
 	rep.summarize()
-	a, b, c, d := rep.Rows[0], rep.Rows[1], rep.Rows[2], rep.Rows[3]
-	if a.Status != "held" || a.Median != 20e6 || a.Ratio != 0.5 || a.Below != 0 {
-		t.Errorf("a: %+v", a)
+	a, b, s, d := rep.Rows[0], rep.Rows[1], rep.Rows[2], rep.Rows[3]
+	if a.Status != "held" || a.Paths[0].Median != 20e6 || a.Paths[0].Ratio != 0.5 || a.Paths[0].Below != 0 {
+		t.Errorf("a: %s %+v", a.Status, a.Paths[0])
 	}
-	if b.Status != "VIOLATED" || b.Median != 9e6 || b.Below != 2 {
-		t.Errorf("b: %+v", b)
+	if b.Status != "VIOLATED" || b.Paths[0].Median != 9e6 || b.Paths[0].Below != 2 {
+		t.Errorf("b: %s %+v", b.Status, b.Paths[0])
 	}
-	if c.Status != "not replayable" || d.Status != "intermediate" {
-		t.Errorf("c %s, d %s", c.Status, d.Status)
+	if s.Status != "VIOLATED" || len(s.Paths) != 2 || !s.Paths[0].Held || s.Paths[1].Held || s.Paths[1].Median != 7.5e6 {
+		t.Errorf("s: %s %+v %+v", s.Status, s.Paths[0], s.Paths[1])
 	}
-	if rep.Compared != 2 || rep.Violations != 1 || rep.MedianRatio != 0.5 {
+	if d.Status != "intermediate" {
+		t.Errorf("d %s", d.Status)
+	}
+	if rep.Compared != 3 || rep.Violations != 2 || math.Abs(rep.MedianRatio-4.0/5.5) > 1e-12 {
 		t.Errorf("compared %d, violations %d, median ratio %g", rep.Compared, rep.Violations, rep.MedianRatio)
 	}
 	var md strings.Builder
 	if err := rep.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| a | 10.00 | 12.00 / 20.00 | 0.50 | 0 of 3 | held |", "| b | 10.00 | 8.00 / 9.00 | 1.11 | 2 of 3 | VIOLATED |",
-		"2 programs compared: 1 violations", "`--target host` (x86-64-host, basis calibrated)"} {
+	for _, want := range []string{
+		"| a | 10.00 | example (repeated) | 10.00 / – | 12.00 / 20.00 | 0.50 | – | 0 of 3 | held |",
+		"| b | 10.00 | example (repeated) | 10.00 / – | 8.00 / 9.00 | 1.11 | – | 2 of 3 | VIOLATED |",
+		"|  |  | repeats (repeated) | 8.00 / – | 7.00 / 7.50 | 1.07 | – | 2 of 3 | VIOLATED |",
+		"3 of 4 programs compared: 2 violations", "- d not compared: intermediate",
+		"`--target host` (x86-64-host, basis calibrated)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("no %q in\n%s", want, md.String())
 		}

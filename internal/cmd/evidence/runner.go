@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,16 @@ func (r *runner) once(ctx context.Context, p program, row *Row) error {
 		return fmt.Errorf("bound JSON: %w", err)
 	}
 	row.add(&res)
+	return nil
+}
+
+// calibrate measures this machine's costs for --target host.
+func (r *runner) calibrate(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, r.bin, "targets", "calibrate", "--host")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s targets calibrate --host: %v: %s", r.bin, err, strings.TrimSpace(stderr.String()))
+	}
 	return nil
 }

@@ -1,0 +1,71 @@
+package measure
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/interp"
+)
+
+// settleRuns is how many repeats the interpreter runs to find the path a
+// stateful example's repeats settle on; the last settleCheck of them must
+// take one path.
+const (
+	settleRuns  = 24
+	settleCheck = 8
+)
+
+// pricer prices the paths a replay runs: each path against its own
+// predicted rate, not only against the bound.
+type pricer struct {
+	g                   *cfg.Graph
+	guarantee, expected *bound.Costed
+}
+
+// check describes one path a replay ran (its executed instructions) with
+// its predicted rates and the measured one.
+func (pc pricer) check(name, how string, executed []int32, ns float64) (bound.PathCheck, error) {
+	edges, err := cfg.PathOf(pc.g, executed)
+	if err != nil {
+		return bound.PathCheck{}, fmt.Errorf("the %s path on the graph: %w", name, err)
+	}
+	c := bound.PathCheck{Path: name, How: how, Instructions: len(executed), Predicted: pc.guarantee.PacketRateOf(edges)}
+	if pc.expected != nil {
+		c.Expected = pc.expected.PacketRateOf(edges)
+	}
+	if ns > 0 {
+		c.Measured = 1e9 / ns
+	}
+	c.Held = c.Measured >= c.Predicted
+	return c, nil
+}
+
+// settled runs the example settleRuns times on a copy of its starting
+// maps and returns the path its repeats settle on, or false when the last
+// settleCheck runs do not share one path.
+func settled(it *interp.Interp, in interp.Input, maps *interp.Maps) ([]int32, bool, error) {
+	var paths [][]int32
+	for range settleRuns {
+		res, err := it.Run(in, maps)
+		if err != nil {
+			return nil, false, err
+		}
+		if res.Nondeterministic {
+			return nil, false, nil
+		}
+		paths = append(paths, res.Path)
+		in.Packet = res.Packet[res.Meta:]
+		if len(in.Packet) < interp.MinPacket || len(in.Packet) > interp.MaxPacket {
+			return nil, false, nil
+		}
+	}
+	last := paths[len(paths)-1]
+	for _, p := range paths[len(paths)-settleCheck:] {
+		if !slices.Equal(p, last) {
+			return nil, false, nil
+		}
+	}
+	return last, true, nil
+}

@@ -1,0 +1,94 @@
+package measure
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/cfg"
+	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/target"
+)
+
+// measured bounds one program under the built-in x86-64 target, measures
+// its example and returns the costed graph with the result.
+func measured(t *testing.T, file, prog string) (*bound.Costed, *bound.Result) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("BPF_PROG_TEST_RUN needs root")
+	}
+	p, err := bpfprog.LoadFile(file, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := bound.Cost(g, tg)
+	res, err := bound.SSP(context.Background(), c, bound.SearchOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Paths(c, c, res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Paths[0].Measured == nil {
+		t.Fatal("the example was not measured")
+	}
+	return c, res
+}
+
+// TestStatelessExample: a program whose example repeats its own path is
+// held against that path's rate, which is the bound.
+func TestStatelessExample(t *testing.T) {
+	_, res := measured(t, testobj.Built(t, "fig2"), "")
+	m := res.Paths[0].Measured
+	if m.Stateful || len(m.Checks) != 1 {
+		t.Fatalf("checks %+v, stateful %v", m.Checks, m.Stateful)
+	}
+	c := m.Checks[0]
+	if c.Path != "example" || c.How != "repeated" || c.Predicted != res.Bound.PacketRate || c.Expected != c.Predicted ||
+		c.Measured <= 0 || c.Held != (c.Measured >= c.Predicted) {
+		t.Errorf("check %+v, bound %g", c, res.Bound.PacketRate)
+	}
+}
+
+// TestStatefulExampleAndRepeats: flowtable's slowest path inserts a new
+// flow; its repeats find the flow. The example is held against the bound
+// in single runs, the repeats against their own, shorter path's rate.
+func TestStatefulExampleAndRepeats(t *testing.T) {
+	_, res := measured(t, testobj.Built(t, "flowtable"), "")
+	m := res.Paths[0].Measured
+	if !m.Stateful || len(m.Checks) != 2 {
+		t.Fatalf("checks %+v, stateful %v (%s)", m.Checks, m.Stateful, m.Unchecked)
+	}
+	ex, rep := m.Checks[0], m.Checks[1]
+	if ex.Path != "example" || ex.How != "single runs" || ex.Predicted != res.Bound.PacketRate || ex.Instructions != res.Paths[0].Instructions {
+		t.Errorf("example check %+v, bound %g, %d instructions", ex, res.Bound.PacketRate, res.Paths[0].Instructions)
+	}
+	if rep.Path != "repeats" || rep.How != "repeated" || rep.Instructions >= ex.Instructions || rep.Predicted <= ex.Predicted {
+		t.Errorf("repeats check %+v: want a shorter, faster path than the example's %+v", rep, ex)
+	}
+	if rep.Measured != m.PacketRate {
+		t.Errorf("repeats measured %g, the repeated timing %g", rep.Measured, m.PacketRate)
+	}
+}
+
+// TestUnfillableMapAsRun: xsk_def_xdp_prog_5.3 needs a socket in its
+// xsks_map, which bytes cannot fill; the packet takes the path of an empty
+// map, and that path is held against its own rate.
+func TestUnfillableMapAsRun(t *testing.T) {
+	_, res := measured(t, filepath.Join(testobj.LibXDPDir, "xsk_def_xdp_prog_5.3.o"), "")
+	m := res.Paths[0].Measured
+	if m.PathMatches || len(m.Checks) != 1 || m.Checks[0].Path != "as run" || m.Checks[0].Predicted <= res.Bound.PacketRate {
+		t.Fatalf("path matches %v, checks %+v, bound %g: want the packet's own, faster path checked", m.PathMatches, m.Checks, res.Bound.PacketRate)
+	}
+}
