@@ -97,10 +97,11 @@ bench: setup build bpf
 # Timing evidence, never part of `make test` (it reads clocks): run it on an
 # otherwise idle machine. First MUTANTS mutated objects through every command
 # with a time limit (docs/evidence/DATE-mutants.md: overruns, exit codes,
-# stack traces); then the calibrated host bound (--target host,
-# calibrated on first use) of every program below against REPS replays of
-# its example with BPF_PROG_TEST_RUN, written to docs/evidence/DATE-bound-*.{md,json}
-# (fails on a violated guarantee); then the profiler's timing tests
+# stack traces); then `make evidence-bound`: this machine calibrated afresh
+# (targets calibrate --host), and the bound of every program below held
+# against REPS replays of its example with BPF_PROG_TEST_RUN, every path a
+# replay runs against its own predicted rate, written to
+# docs/evidence/DATE-bound-*.{md,json} (fails on a violated guarantee); then the profiler's timing tests
 # (contention localized, ring wake-ups) and the NVMe/TCP run's timing checks;
 # then the path models fitted to profiles and checked at other loads (loop
 # device and the NVMe/TCP guest, docs/evidence/model-fit-*-DATE.md).
@@ -114,13 +115,17 @@ EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call
                    $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v4 $(BPF_OUT)/test_xdp_noinline.o:balancer_ingress_v6
 evidence: setup build bpf
 	$(GO) run ./internal/cmd/mutants -bin $(BIN) -n $(MUTANTS) -out docs/evidence $(MUTANT_OBJS)
-	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
+	$(MAKE) evidence-bound
 	$(GO) test -count=1 -tags evidence -run 'Contention|Wakes' ./profile/collect/
 	rm -rf build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/evidence
 	bash scripts/e2e/nvme-tcp-check.sh --timing build/nvme-tcp/evidence
 	bash scripts/e2e/model-fit-loop.sh docs/evidence
 	bash scripts/e2e/model-fit-nvme-tcp.sh docs/evidence
+
+.PHONY: evidence-bound
+evidence-bound: setup build bpf
+	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
 # (default 10m), then print paths per second and peak memory.
