@@ -127,3 +127,18 @@ traffic: {ingress: 1Gbit/s, size: 64B}
 		}
 	}
 }
+
+// TestOptimizeAsksForItsConstraint: min-resources with nothing to meet is
+// a usage error naming the constraints; the README's constraint gives 11.
+func TestOptimizeAsksForItsConstraint(t *testing.T) {
+	_, errs, code := dpperf(t, "model", "optimize", "--objective", "min-resources", "--vary", "xdp.count.parallelism=1..50", countminSpec)
+	if code != 2 || !strings.Contains(errs, "--min-throughput, --max-drop or --latency-bound") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	out, errs, code := dpperf(t, "model", "optimize", "--objective", "min-resources", "--min-throughput", "25Gbit/s",
+		"--vary", "xdp.count.parallelism=1..50", "--json", countminSpec)
+	var r opt.Report
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !r.Feasible || r.Values["xdp.count.parallelism"] != 11 {
+		t.Fatalf("exit %d, %+v: %s", code, r, errs)
+	}
+}

@@ -101,9 +101,10 @@ func TestRecordBadInput(t *testing.T) {
 		{[]string{"record", "--tracepoint", "nosuch:tracepoint", "--duration", "1s"}, "not found in tracefs"},
 		{[]string{"record", "analyze", filepath.Join(dir, "missing")}, "not a recording directory"},
 		{[]string{"record", "analyze", notrace}, "no CTF trace"},
-		{[]string{"record", "analyze"}, "want one recording directory"},
+		{[]string{"record", "analyze"}, "want one or more recording directories"},
 		{[]string{"trace", notrace}, "trace: no CTF trace"},
-		{[]string{"trace", "a", "b"}, "trace: want one recording directory, got 2"},
+		{[]string{"trace", "--perfetto", filepath.Join(dir, "x.pftrace"), "a", "b"}, "--perfetto and --tracecompass take one recording directory, got 2"},
+		{[]string{"trace", notrace, filepath.Join(dir, "missing")}, "not a recording directory"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || fail.ExitCode(err) != fail.ExitInput {
@@ -157,5 +158,30 @@ func TestTracePerfettoFormats(t *testing.T) {
 	err = run(context.Background(), []string{"trace", "--perfetto", "x", "--perfetto-format", "xml", out.Dir}, &stdout, &stderr)
 	if fail.ExitCode(err) != 2 {
 		t.Errorf("--perfetto-format xml: %v (exit %d), want a usage error", err, fail.ExitCode(err))
+	}
+}
+
+// TestTraceSeveralRecordings: the README's record then trace, run twice,
+// leaves two recordings under one directory; trace reads both, a report
+// each.
+func TestTraceSeveralRecordings(t *testing.T) {
+	root := t.TempDir()
+	for range 2 {
+		if _, errs, code := dpperf(t, "record", "--pipeline", "--packets", "2000", "--dir", root, "--quiet"); code != 0 {
+			t.Fatalf("record: exit %d: %s", code, errs)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
+	if len(dirs) != 2 {
+		t.Fatalf("%d recordings: %v", len(dirs), dirs)
+	}
+	out, errs, code := dpperf(t, append([]string{"trace"}, dirs...)...)
+	if code != 0 || strings.Count(out, "== ") != 2 || strings.Count(out, "checkpoint durations") != 2 {
+		t.Fatalf("trace of two recordings: exit %d: %s\n%s", code, errs, out)
+	}
+	out, errs, code = dpperf(t, append([]string{"trace", "--json"}, dirs...)...)
+	var rs analyze.Reports
+	if code != 0 || json.Unmarshal([]byte(out), &rs) != nil || len(rs.Recordings) != 2 || rs.Recordings[1].Dir != dirs[1] {
+		t.Fatalf("trace --json of two recordings: exit %d: %s", code, errs)
 	}
 }

@@ -23,7 +23,7 @@ func runTrace(_ context.Context, args []string, stdout, stderr io.Writer) error 
 // runAnalyze analyzes the recording named by args; name is the command's
 // name in messages.
 func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet(name, name+" [flags] DIR", stderr)
+	fs := cli.NewFlagSet(name, name+" [flags] DIR...", stderr)
 	out := cli.AddOutput(fs, "docs/record.md#dpperf-trace---json")
 	hist := fs.Bool("histogram", false, "add duration and fill histograms to the text report")
 	perfetto := fs.String("perfetto", "", "also write a Perfetto trace to this file (protobuf; trace-event JSON if it ends in .json)")
@@ -33,23 +33,31 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fail.Usagef("%s: want one recording directory, got %d arguments", name, len(pos))
+	if len(pos) == 0 {
+		return cli.UsageError(fs, "want one or more recording directories")
 	}
-	dir := pos[0]
+	if len(pos) > 1 && (*perfetto != "" || *tcDir != "") {
+		return cli.UsageError(fs, "--perfetto and --tracecompass take one recording directory, got %d", len(pos))
+	}
 	format, err := perfettoFormatOf(*perfetto, *perfettoFormat)
 	if err != nil {
 		return fail.Usagef("%s: %v", name, err)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fail.Inputf(dir, "not a recording directory")
+	for _, dir := range pos {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fail.Inputf(dir, "not a recording directory")
+		}
 	}
-	r, err := analyze.Analyze(dir)
-	if err != nil {
-		return fail.Input("", fmt.Errorf("%s: %w", name, err))
+	var reports []*analyze.Report
+	for _, dir := range pos {
+		r, err := analyze.Analyze(dir)
+		if err != nil {
+			return fail.Input("", fmt.Errorf("%s: %w", name, err))
+		}
+		reports = append(reports, r)
 	}
 	if *perfetto != "" {
-		if err := writePerfetto(name, dir, *perfetto, format); err != nil {
+		if err := writePerfetto(name, pos[0], *perfetto, format); err != nil {
 			return err
 		}
 	}
@@ -63,10 +71,25 @@ func runAnalyze(name string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return out.Write(stdout, func(w io.Writer) error {
-		if out.JSON {
-			return cli.WriteJSON(w, r)
+		if len(reports) == 1 {
+			if out.JSON {
+				return cli.WriteJSON(w, reports[0])
+			}
+			return analyze.WriteText(w, reports[0], *hist)
 		}
-		return analyze.WriteText(w, r, *hist)
+		if out.JSON {
+			return cli.WriteJSON(w, analyze.Reports{Schema: "dpperf.trace.list/v1", Recordings: reports})
+		}
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "== %s\n", pos[i])
+			if err := analyze.WriteText(w, r, *hist); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -162,6 +162,11 @@ func (p *Problem) check() error {
 	if len(p.Vars) == 0 {
 		return fmt.Errorf("optimize: no variables")
 	}
+	if p.Objective == MinResources && p.LatencyBound == 0 && p.MinThroughput == 0 && p.MaxDrop == 0 {
+		// Without a constraint every configuration is feasible and the
+		// fewest resources always win: the answer would say nothing.
+		return fmt.Errorf("optimize: %s needs a constraint to meet with the fewest resources: give --min-throughput, --max-drop or --latency-bound", MinResources)
+	}
 	for _, v := range p.Vars {
 		if v.Hi < v.Lo {
 			return fmt.Errorf("optimize: %s: upper bound below lower bound", v.Param)

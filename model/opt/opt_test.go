@@ -166,3 +166,26 @@ func BenchmarkOptimizeEcho(b *testing.B) {
 		}
 	}
 }
+
+// TestMinResourcesNeedsAConstraint: with nothing to meet, the fewest
+// resources always win; the problem is refused instead of answered.
+func TestMinResourcesNeedsAConstraint(t *testing.T) {
+	s := load(t, `
+hardware:
+  ips: [{name: a, throughput: 8Gbit/s, parallelism: 1}]
+software:
+  graphs:
+    - name: g
+      vertices: [{name: v, ip: a, parallelism: 1, queue: 8}]
+      edges: [{from: ingress, to: v}, {from: v, to: egress}]
+traffic: {ingress: 5.6Gbit/s, size: 1000B}
+`)
+	p := &Problem{Model: flow.FromSpec(s), Objective: MinResources, Vars: []Var{{Param: "g.v.queue", Lo: 1, Hi: 64, Integer: true}}}
+	if _, err := Solve(context.Background(), p); err == nil || !strings.Contains(err.Error(), "--min-throughput, --max-drop or --latency-bound") {
+		t.Fatalf("Solve without a constraint: %v", err)
+	}
+	p.MinThroughput = 1
+	if _, err := Solve(context.Background(), p); err != nil {
+		t.Fatalf("with a constraint: %v", err)
+	}
+}

@@ -6,6 +6,13 @@ import (
 	"github.com/dpperf/dpperf/record/ctf"
 )
 
+// Reports is the JSON of `dpperf trace --json` over several recordings
+// (docs/record.md): one Report each, in the order given.
+type Reports struct {
+	Schema     string    `json:"schema"`
+	Recordings []*Report `json:"recordings"`
+}
+
 // Report is the result of Analyze; docs/record.md documents its JSON form.
 type Report struct {
 	Dir         string         `json:"dir"`
