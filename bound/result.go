@@ -294,7 +294,7 @@ func (c *Costed) boundAt(rate float64, size int, bottleneck string) Bound {
 
 // report describes path p for people and machines.
 func (c *Costed) report(rank int, p Path) PathReport {
-	g, t := c.G, c.T
+	t := c.T
 	pr := PathReport{Rank: rank, PacketRate: p.Rate, BitRate: p.Rate * float64(8*t.MinPacket),
 		Bottleneck: t.Components[p.Bottleneck].Name, Cost: map[string]float64{}}
 	if math.IsInf(pr.PacketRate, 1) {
@@ -315,39 +315,13 @@ func (c *Costed) report(rank int, p Path) PathReport {
 		pr.Lines = append(pr.Lines, SourceLine{Loc: loc, Text: text, Instructions: insns})
 		costs = append(costs, v)
 	}
-	lastLoc, lastText := "", ""
-	var overhead target.Vec
-	for _, e := range p.Edges {
-		// An edge carries its source node's instructions, plus the
-		// per-packet overhead (entry) or the branch its jump takes.
-		n := g.Edges[e].From
-		first, end := g.Insns(n)
-		extra := c.Edge[e]
-		for i := first; i <= end; i++ {
-			cost := c.insn[n][i-first]
-			for k := range extra {
-				extra[k] -= cost[k]
-			}
-			loc, text := g.Prog.Line(i)
-			if loc == "" {
-				loc, text = lastLoc, lastText // a line's further instructions
-			}
-			if loc == "" {
-				loc, text = "-", "(no line information)"
-			}
-			add(loc, text, cost, 1)
-			lastLoc, lastText = loc, text
+	overhead := c.walk(p.Edges, func(insn int, loc, text string, v target.Vec) {
+		n := 0
+		if insn >= 0 {
+			n, pr.Instructions = 1, pr.Instructions+1
 		}
-		if end >= first {
-			pr.Instructions += end - first + 1
-		}
-		switch {
-		case g.Edges[e].Kind == cfg.EdgeEntry:
-			overhead = overhead.Add(extra)
-		case extra != (target.Vec{}) && lastLoc != "":
-			add(lastLoc, lastText, extra, 0)
-		}
-	}
+		add(loc, text, v, n)
+	})
 	if overhead != (target.Vec{}) {
 		pr.Lines = append([]SourceLine{{Loc: "-", Text: "(per-packet overhead of the target)"}}, pr.Lines...)
 		costs = append([]target.Vec{overhead}, costs...)
@@ -369,6 +343,45 @@ func (c *Costed) report(rank int, p Path) PathReport {
 		}
 	}
 	return pr
+}
+
+// walk visits the cost of a path in order: each instruction (insn ≥ 0)
+// with its source line, and the branch a jump takes as a cost of the
+// jump's line (insn −1). An instruction without line information belongs
+// to the line before it. It returns the per-packet overhead, which no
+// line holds.
+func (c *Costed) walk(edges []int32, visit func(insn int, loc, text string, v target.Vec)) (overhead target.Vec) {
+	g := c.G
+	lastLoc, lastText := "", ""
+	for _, e := range edges {
+		// An edge carries its source node's instructions, plus the
+		// per-packet overhead (entry) or the branch its jump takes.
+		n := g.Edges[e].From
+		first, end := g.Insns(n)
+		extra := c.Edge[e]
+		for i := first; i <= end; i++ {
+			cost := c.insn[n][i-first]
+			for k := range extra {
+				extra[k] -= cost[k]
+			}
+			loc, text := g.Prog.Line(i)
+			if loc == "" {
+				loc, text = lastLoc, lastText // a line's further instructions
+			}
+			if loc == "" {
+				loc, text = "-", "(no line information)"
+			}
+			visit(i, loc, text, cost)
+			lastLoc, lastText = loc, text
+		}
+		switch {
+		case g.Edges[e].Kind == cfg.EdgeEntry:
+			overhead = overhead.Add(extra)
+		case extra != (target.Vec{}) && lastLoc != "":
+			visit(-1, lastLoc, lastText, extra)
+		}
+	}
+	return overhead
 }
 
 // round keeps costs readable and stable in JSON: 9 significant digits.

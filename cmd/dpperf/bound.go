@@ -63,6 +63,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxPacket := fs.Int("max-packet", symex.DefaultMaxPacket, "largest packet in `BYTES` the program can receive (the default is the XDP maximum with 4 KiB pages)")
 	wellFormed := fs.Bool("well-formed", false, "only packets with valid headers (IPv4 ihl >= 5, lengths consistent; see docs/bound.md): the worst case of well-formed traffic, at least the bound over any bytes")
 	pcapOut := fs.String("pcap", "", "write the example packet of the slowest satisfiable path to `FILE` (pcap)")
+	pprofOut := fs.String("pprof", "", "write the slowest path's cost by function, source line and instruction to `FILE` (pprof; go tool pprof -top -lines FILE)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
 	memory := fs.Int("memory", 768, "soft limit on the heap in `MIB` MiB, at which the garbage collector works harder (0: none; GOMEMLIMIT overrides)")
@@ -174,6 +175,11 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *pcapOut != "" {
 		if err := atomicfile.Write(*pcapOut, res.WriteExamplePcap); err != nil {
+			return finish(false, err)
+		}
+	}
+	if *pprofOut != "" {
+		if err := atomicfile.Write(*pprofOut, func(w io.Writer) error { return costed.WriteProfile(w, res) }); err != nil {
 			return finish(false, err)
 		}
 	}

@@ -256,3 +256,44 @@ func TestBoundMeasureRefusals(t *testing.T) {
 		t.Errorf("without root: exit %d: %s", code, errs)
 	}
 }
+
+// TestBoundPprofTopLine: go tool pprof reads the profile bound --pprof
+// writes, and its top source line is the report's dearest line.
+func TestBoundPprofTopLine(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "flowtable.pprof")
+	out, errs, code := dpperf(t, "bound", "--target", "x86-64", "--json", "--naive", "--pprof", file, built(t, "flowtable"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r bound.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	costs := map[string]float64{}
+	for _, l := range r.Paths[0].Lines {
+		if l.Loc != "-" {
+			costs[l.Loc] += l.Cost["cpu"]
+		}
+	}
+	top := ""
+	for loc, c := range costs {
+		if top == "" || c > costs[top] {
+			top = loc
+		}
+	}
+	cmd := exec.Command("go", "tool", "pprof", "-top", "-lines", file)
+	pp, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v", err)
+	}
+	var first string
+	for _, line := range strings.Split(string(pp), "\n") {
+		if f := strings.Fields(line); len(f) >= 6 && strings.HasSuffix(f[1], "%") && f[len(f)-1] != "-" {
+			first = f[len(f)-1]
+			break
+		}
+	}
+	if first != top {
+		t.Errorf("pprof's top line %q, the report's dearest %q\n%s", first, top, pp)
+	}
+}
