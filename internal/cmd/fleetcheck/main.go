@@ -47,7 +47,7 @@ import (
 
 const bucketMetric = "dpperf_profile_latency_seconds_bucket"
 
-var errFailed = errors.New("Prometheus and the reports disagree")
+var errFailed = errors.New("the reports and Prometheus disagree")
 
 func main() {
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
