@@ -71,7 +71,7 @@ lint:
 unit:
 	$(GO) test -count=1 ./...
 
-test: setup bpf lint unit fuzz-smoke test-nvme-tcp
+test: setup bpf lint unit fuzz-smoke test-nvme-tcp test-fleet
 
 # The pipeline's fuzz targets for a fixed number of executions (no clock):
 # object bytes through loading, graph, naive bounds and symbolic execution
@@ -222,6 +222,15 @@ test-nvme-tcp: setup build
 	rm -rf build/nvme-tcp/out
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/out
 	bash scripts/e2e/nvme-tcp-check.sh build/nvme-tcp/out
+# A fleet end to end (part of `make test`; root, fio, Debian's prometheus;
+# about 40 s): two collectors on two loop devices as two hosts, a
+# Prometheus of its own scraping both every second with
+# examples/profile/fleet/rules.yml, fio on both; each host's per-stage p99
+# from Prometheus (histogram_quantile over the rate of the buckets) within
+# one bucket of its collector's JSON report.
+.PHONY: test-fleet
+test-fleet: setup build
+	bash scripts/e2e/profile-fleet.sh
 # --- interp ---
 .PHONY: test-interp bench-interp fuzz-interp
 # Interpreter, map states and kernel runs (testrun needs root).

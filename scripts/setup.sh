@@ -19,6 +19,10 @@ have tshark || want tshark
 have protoc || want protobuf-compiler
 have xz || want xz-utils
 have fio || want fio
+# Prometheus for the fleet e2e (make test-fleet), which runs its own
+# server on a free port: the packaged service, where systemd starts it,
+# is not used.
+have prometheus || want prometheus
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

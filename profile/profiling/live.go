@@ -208,6 +208,7 @@ func (l *Live) serveMetrics(by analyze.GroupBy) (live *report.Metrics, stop func
 	}
 	live = report.NewMetrics(l.Path, by)
 	live.Contents = l.Task.Report.Contents
+	live.Sample = l.Task.Profiling.Sample
 	ln, err := net.Listen("tcp", l.Listen)
 	if err != nil {
 		return nil, nil, fail.Usagef("-listen: %v", err)

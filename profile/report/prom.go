@@ -18,18 +18,23 @@ import (
 //
 //	dpperf_profile_latency_seconds_bucket{path,group,stage,le}
 //	dpperf_profile_latency_seconds_sum / _count
+//	dpperf_profile_sample_ratio
 //
 // The whole request is the stage named by the path's first and last
 // events, stage="Q→C" on the block path. Buckets are powers of two from
-// 1µs to about 2s.
+// 1µs to about 2s. The counts are of the recorded requests; the sample
+// ratio (1/N with --sample N) turns their rates into the rates of all
+// requests.
 type Metrics struct {
 	// Contents selects the series: breakdown the stages, latency the
 	// whole request's (empty: both).
 	Contents analyze.Contents
-	mu       sync.Mutex
-	agg      *analyze.Aggregator
-	p        *path.Path
-	handler  http.Handler
+	// Sample is N of "keep 1 of N requests" (0 counts as 1).
+	Sample  uint32
+	mu      sync.Mutex
+	agg     *analyze.Aggregator
+	p       *path.Path
+	handler http.Handler
 }
 
 // NewMetrics returns an empty metrics set for path p.
@@ -67,9 +72,16 @@ var latencyDesc = prometheus.NewDesc("dpperf_profile_latency_seconds", "Time req
 // at each scrape.
 type collector struct{ m *Metrics }
 
-func (c collector) Describe(ch chan<- *prometheus.Desc) { ch <- latencyDesc }
+var sampleDesc = prometheus.NewDesc("dpperf_profile_sample_ratio", "Fraction of the requests the collector records (1/N with --sample N): divide the latency counts' rates by it for the rates of all requests.",
+	nil, nil)
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- latencyDesc
+	ch <- sampleDesc
+}
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(sampleDesc, prometheus.GaugeValue, 1/float64(max(c.m.Sample, 1)))
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	collectHists(ch, c.m.agg, c.m.p, c.m.Contents)

@@ -124,6 +124,7 @@ func TestMetrics(t *testing.T) {
 
 	// A scrape of the live endpoint reads the same.
 	m := NewMetrics(p, analyze.GroupBy{Type: true})
+	m.Sample = 8
 	m.Add(a)
 	srv := httptest.NewServer(m)
 	defer srv.Close()
@@ -137,6 +138,9 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkScrape(t, string(body))
+	if !strings.Contains(string(body), "\ndpperf_profile_sample_ratio 0.125\n") {
+		t.Errorf("live scrape without the sample ratio 1/8:\n%s", body)
+	}
 }
 
 // checkScrape parses a scrape with Prometheus' own text parser and checks
