@@ -34,10 +34,11 @@ var mayImport = map[Layer][]Layer{
 
 // Of maps each package of the module (path below the module) to its layer.
 var Of = map[string]Layer{
-	"cmd/dpperf":            CLI,
-	"internal/cmd/evidence": CLI,
-	"internal/cmd/mutants":  CLI,
-	"internal/cli":          CLI,
+	"cmd/dpperf":              CLI,
+	"internal/cmd/evidence":   CLI,
+	"internal/cmd/mutants":    CLI,
+	"internal/cmd/fleetcheck": CLI,
+	"internal/cli":            CLI,
 
 	"calibrate":         Kernel,
 	"classtime":         Kernel,
@@ -106,6 +107,7 @@ var Of = map[string]Layer{
 
 	"examples/interface/report":   Example,
 	"examples/interface/workload": Example,
+	"examples/profile/fleet":      Example,
 }
 
 // kernelOnly are outside packages that load, attach or read the kernel's
