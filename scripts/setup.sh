@@ -19,6 +19,7 @@ have tshark || want tshark
 have protoc || want protobuf-compiler
 have xz || want xz-utils
 have fio || want fio
+have python3 || want python3 # runs the Python form of performance interfaces (perfiface tests)
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
