@@ -198,6 +198,11 @@ func (t *translator) conv1(s *sx) *expr {
 		if len(args) == 1 {
 			return negate(t.conv(args[0]))
 		}
+	case "bvnot": // the complement within the width
+		if len(args) == 1 {
+			x := t.conv(args[0])
+			return simplify(&expr{op: "^", w: x.w, args: []*expr{x, constExpr(x.w, ^uint64(0))}})
+		}
 	case "ite":
 		if len(args) == 3 {
 			x, y := t.conv(args[1]), t.conv(args[2])

@@ -201,9 +201,12 @@ func renderP(r *expr, names namer) (string, int) {
 		if len(r.args) == 1 {
 			key = names.keyText(r.name, r.args[0])
 		}
-		return r.name + ".contains(" + key + ")", 100
+		return pyIdent(r.name) + ".contains(" + key + ")", 100
 	case "not":
-		s, _ := renderP(r.args[0], names)
+		s, q := renderP(r.args[0], names)
+		if q < 3 {
+			s = "(" + s + ")"
+		}
 		return "not " + s, 3
 	case "ite":
 		c, _ := renderP(r.args[0], names)
@@ -212,7 +215,7 @@ func renderP(r *expr, names namer) (string, int) {
 		return "(" + x + " if " + c + " else " + y + ")", 100
 	}
 	if s, ok := names.special(r); ok {
-		return s, 100
+		return s, textPrec(s)
 	}
 	op, ok := infix[r.op]
 	if !ok {
@@ -221,6 +224,11 @@ func renderP(r *expr, names namer) (string, int) {
 			parts[i] = render(a, names)
 		}
 		return r.op + "(" + strings.Join(parts, ", ") + ")", 100
+	}
+	if r.w > 1 && !boolOps[r.op] {
+		if h, ok := hashOf(r, names); ok {
+			return h, 100
+		}
 	}
 	p := prec[op]
 	parts := make([]string, len(r.args))
@@ -240,4 +248,116 @@ type namer interface {
 	bytesName(r *expr) string
 	keyText(mapName string, key *expr) string
 	special(r *expr) (string, bool)
+}
+
+// textPrec is the binding strength of a printed expression: that of its
+// loosest operator outside brackets (100 for a name, a call or a
+// bracketed form), so that a name such as pkt.ip.ihl*4 is parenthesised
+// where an operator binds tighter.
+func textPrec(s string) int {
+	p := 100
+	if strings.HasPrefix(s, "not ") {
+		p = 3
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+			continue
+		case ')', ']', '}':
+			depth--
+			continue
+		}
+		if depth != 0 {
+			continue
+		}
+		for op, q := range prec {
+			if q >= p {
+				continue
+			}
+			w := " " + op + " "
+			if op == "*" && strings.HasPrefix(s[i:], "*") {
+				p = q // pkt.ip.ihl*4
+			} else if strings.HasPrefix(s[i:], w) {
+				p = q
+			}
+		}
+		if strings.HasPrefix(s[i:], " if ") {
+			p = min(p, 0)
+		}
+	}
+	return p
+}
+
+// maxHashText is the longest arithmetic on abstracted hashes printed as
+// it is; a longer one (the rounds of a jhash the analysis abstracts
+// piecewise) is printed as one hash(...) of all its inputs.
+const maxHashText = 60
+
+// hashOf prints arithmetic over hash(...) values as one hash of their
+// inputs, when written out it would be longer than maxHashText.
+func hashOf(r *expr, names namer) (string, bool) {
+	var inputs []string
+	seen := map[string]bool{}
+	hashes, size := 0, 0
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			inputs = append(inputs, s)
+		}
+	}
+	var walk func(x *expr)
+	walk = func(x *expr) {
+		size++
+		switch {
+		case x.op == opVar && strings.HasPrefix(x.name, "hash(") && strings.HasSuffix(x.name, ")"):
+			hashes++
+			if _, args := splitArgs(x.name[len("hash("):]); len(args) > 0 {
+				for _, a := range args {
+					if a != "" {
+						add(a)
+					}
+				}
+			}
+		case x.op == opVar:
+			add(x.name)
+		case x.bytes():
+			add(names.bytesName(x))
+		case x.isConst():
+		default:
+			for _, a := range x.args {
+				walk(a)
+			}
+		}
+	}
+	walk(r)
+	if hashes == 0 || size < 4 {
+		return "", false
+	}
+	if s, _ := renderPlain(r, names); len(s) <= maxHashText {
+		return "", false
+	}
+	if len(inputs) > 6 {
+		inputs = append(inputs[:6], "...")
+	}
+	return "hash(" + strings.Join(inputs, ", ") + ")", true
+}
+
+// renderPlain renders r without folding hashes.
+func renderPlain(r *expr, names namer) (string, int) {
+	op, ok := infix[r.op]
+	if !ok || r.w <= 1 {
+		return renderP(r, names)
+	}
+	p := prec[op]
+	parts := make([]string, len(r.args))
+	for i, a := range r.args {
+		s, q := renderPlain(a, names)
+		if q <= p {
+			s = "(" + s + ")"
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, " "+op+" "), p
 }

@@ -159,20 +159,27 @@ func fold(op string, a, b uint64, w int) (uint64, bool) {
 // plainNames prints bytes without a layout: pkt[12:14].
 type plainNames struct{}
 
-func (plainNames) bytesName(r *expr) string { return rawBytes(r) }
+func (plainNames) bytesName(r *expr) string { return rawBytes(r, plainNames{}) }
 func (plainNames) keyText(_ string, key *expr) string {
 	return render(key, plainNames{})
 }
 func (plainNames) special(*expr) (string, bool) { return "", false }
 
-func rawBytes(r *expr) string {
+// rawBytes prints bytes by their offsets; names prints a variable part of
+// the offset. The part is parenthesised when it binds looser than "+"
+// (pkt[(pkt[59] << 3) + 66], not pkt[pkt[59] << 3 + 66]).
+func rawBytes(r *expr, names namer) string {
 	base := "pkt"
 	if r.op == opVal {
-		base = r.name + ".value"
+		base = pyIdent(r.name) + ".value"
 	}
 	var sym string
 	if r.sym != nil {
-		sym = render(r.sym, plainNames{}) + " + "
+		s, q := renderP(r.sym, names)
+		if q < prec["+"] {
+			s = "(" + s + ")"
+		}
+		sym = s + " + "
 	}
 	n := len(r.offs)
 	lo := r.offs[0]
@@ -370,4 +377,21 @@ func joinParts(parts []*expr) *expr {
 		return out
 	}
 	return &expr{op: "concat", w: w, args: parts}
+}
+
+// pyIdent is a map's name as a Python identifier: ".rodata" is rodata_.
+func pyIdent(name string) string {
+	var b strings.Builder
+	rest, dot := strings.CutPrefix(name, ".")
+	for i, c := range rest {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if dot {
+		b.WriteByte('_')
+	}
+	return b.String()
 }

@@ -33,7 +33,9 @@ var (
 	// length.
 	quicFields = []field{{0, 1, "quic.flags"}, {1, 4, "quic.version"}, {5, 1, "quic.dcid_len"}}
 	quicBits   = map[uint64]string{0x80: "long_header", 0x40: "fixed_bit"}
-	tcpFlags   = map[uint64]string{0x01: "fin", 0x02: "syn", 0x04: "rst", 0x08: "psh", 0x10: "ack", 0x20: "urg", 0x40: "ece", 0x80: "cwr"}
+	// IPv6 extension headers (RFC 8200 §4): ext[k] of pkt.ipv6.ext.
+	extFields = []field{{0, 1, "ext.next_hdr"}, {1, 1, "ext.hdr_len"}}
+	tcpFlags  = map[uint64]string{0x01: "fin", 0x02: "syn", 0x04: "rst", 0x08: "psh", 0x10: "ack", 0x20: "urg", 0x40: "ece", 0x80: "cwr"}
 )
 
 // layout is what the conditions above a tree node say about the packet's
@@ -41,7 +43,9 @@ var (
 type layout struct {
 	l3, l4   string // "ipv4", "ipv6"; "tcp", "udp", "icmp", "icmpv6"
 	quic     bool   // UDP to or from port 443: the payload is QUIC
-	l3off    int    // 14, or 18 behind one VLAN tag
+	l3off    int    // 14, 18 behind one VLAN tag, 14+4n behind n
+	vlans    int    // VLAN tags the tests above established
+	ihl5     bool   // an IPv4 header without options: L4 at l3off+20
 	prog     *bpfprog.Program
 	mapTypes map[string]*bpfprog.Map
 }
@@ -80,11 +84,25 @@ func (l layout) learn(c *expr, holds bool) layout {
 	}
 	a, v := c.args[0], c.args[1].c
 	name := l.fieldName(a)
-	switch name {
-	case "pkt.eth.type", "pkt.vlan.type":
-		if name == "pkt.eth.type" && (v == 0x8100 || v == 0x88a8) {
-			l.l3off = 18
+	if s, ok := l.special(a); (ok && s == "pkt.ip.ihl" && v == 5) || (name == "pkt.ip.ver_ihl" && v == 0x45) {
+		l.ihl5 = true
+	}
+	if tag, ok := l.tagType(name); ok {
+		if v == 0x8100 || v == 0x88a8 {
+			l.vlans = tag + 1
+			l.l3off = 14 + 4*l.vlans
+			return l
 		}
+		switch v {
+		case 0x0800:
+			l.l3 = "ipv4"
+		case 0x86dd:
+			l.l3 = "ipv6"
+		}
+		return l
+	}
+	switch name {
+	case "pkt.eth.type":
 		switch v {
 		case 0x0800:
 			l.l3 = "ipv4"
@@ -106,6 +124,22 @@ func (l layout) learn(c *expr, holds bool) layout {
 		l.quic = l.quic || v == 443
 	}
 	return l
+}
+
+// tagType reports the type field that follows VLAN tag n-1 (the Ethernet
+// type for n = 0), the last one the tests above established.
+func (l layout) tagType(name string) (int, bool) {
+	switch {
+	case name == "pkt.eth.type":
+		return 0, l.vlans == 0
+	case name == "pkt.vlan.type":
+		return 1, l.vlans == 1
+	}
+	var i int
+	if _, err := fmt.Sscanf(name, "pkt.vlan[%d].type", &i); err == nil && name == fmt.Sprintf("pkt.vlan[%d].type", i) {
+		return i + 1, l.vlans == i+1
+	}
+	return 0, false
 }
 
 // isIHL4 recognises the IPv4 header length in bytes, as compilers write
@@ -138,12 +172,17 @@ func (l layout) fieldName(r *expr) string {
 	}
 	off, n := r.offs[0], len(r.offs)
 	if r.sym != nil {
+		if l.l3 == "ipv6" {
+			return l.extName(r)
+		}
 		// Behind IPv4 options: the offset counts from ihl*4.
 		if l.l3 != "ipv4" || !isIHL4(r.sym, l.l3off) {
 			return ""
 		}
 		l.l3 = "ipv4+options"
 		off += 20
+	} else if l.l3 == "ipv4" && !l.ihl5 && off >= l.l3off+20 {
+		return "" // the L4 header starts at ihl*4, not known to be 20
 	}
 	match := func(base int, fs []field) string {
 		for _, f := range fs {
@@ -156,8 +195,11 @@ func (l layout) fieldName(r *expr) string {
 	if s := match(0, ethFields); s != "" {
 		return s
 	}
-	if l.l3off == 18 {
-		if s := match(0, vlanFields); s != "" {
+	for i := 0; i < l.vlans; i++ {
+		if s := match(4*i, vlanFields); s != "" {
+			if i > 0 {
+				s = strings.Replace(s, "pkt.vlan.", fmt.Sprintf("pkt.vlan[%d].", i), 1)
+			}
 			return s
 		}
 	}
@@ -195,15 +237,20 @@ func (l layout) bytesName(r *expr) string {
 	if s := l.fieldName(r); s != "" {
 		return s
 	}
+	if r.op == opPkt && r.sym != nil && len(r.offs) > 1 && r.descending() {
+		if s := l.fieldName(r.swapped()); s != "" {
+			return fmt.Sprintf("le%d(%s)", 8*len(r.offs), s)
+		}
+	}
 	if r.op == opVal && r.sym == nil && r.descending() {
 		if m := l.mapTypes[r.name]; m != nil && m.Value != nil {
 			lo := r.offs[len(r.offs)-1]
 			if f := memberAt(m.Value, lo, len(r.offs)); f != "" {
-				return r.name + ".value." + f
+				return pyIdent(r.name) + ".value." + f
 			}
 		}
 	}
-	return rawBytes(r)
+	return rawBytes(r, l)
 }
 
 // keyText prints a lookup key: the packet fields it copies, by the key
@@ -252,7 +299,9 @@ func (l layout) keyText(mapName string, key *expr) string {
 			}
 			name := mem.Name
 			if name == "" {
-				name = fmt.Sprintf("[%d:%d]", lo, lo+size)
+				// An anonymous union: by its smallest member that holds
+				// the value, the bytes above it being zero.
+				name, v = unionMember(mem.Type, key, lo, size, v)
 			}
 			parts = append(parts, name+"="+one(v))
 		}
@@ -315,6 +364,15 @@ func (l layout) special(r *expr) (string, bool) {
 	}
 	if l.l3 == "ipv4" && isIHL4(r, l.l3off) {
 		return "pkt.ip.ihl*4", true
+	}
+	if r.op == "+" && l.l3 == "ipv6" {
+		if k, c, ok := l.extWalk(r); ok {
+			s := fmt.Sprintf("pkt.ipv6.ext[%d].off", k)
+			if c != 0 {
+				s += fmt.Sprintf(" + %d", c)
+			}
+			return s, true
+		}
 	}
 	if len(r.args) == 2 && r.args[1].isConst() {
 		name := l.fieldName(r.args[0])
@@ -428,6 +486,9 @@ func boolOp(op, a, b string) string {
 		return notText(a)
 	}
 	word := map[string]string{"&": " and ", "|": " or ", "^": " != "}[op]
+	if op == "^" { // "not x != y" would read as "not (x != y)"
+		return parenNot(a) + word + parenNot(b)
+	}
 	return paren(a) + word + paren(b)
 }
 
@@ -438,9 +499,42 @@ func notText(a string) string {
 	return "not " + paren(a)
 }
 
+func parenNot(s string) string {
+	if strings.HasPrefix(s, "not ") {
+		return "(" + s + ")"
+	}
+	return paren(s)
+}
+
 func paren(s string) string {
 	if strings.Contains(s, " and ") || strings.Contains(s, " or ") || strings.Contains(s, " != ") {
 		return "(" + s + ")"
 	}
 	return s
+}
+
+// unionMember names the value v of an anonymous member at byte lo of a
+// key: by the smallest named member of a union whose bytes hold v (those
+// above it are zero), and that member's part of v; else by its byte
+// range, at_4_8.
+func unionMember(t btf.Type, key *expr, lo, size int, v *expr) (string, *expr) {
+	best, bestSize := "", size+1
+	if u, ok := btf.UnderlyingType(t).(*btf.Union); ok {
+		for _, m := range u.Members {
+			s, err := btf.Sizeof(m.Type)
+			if err != nil || m.Name == "" || m.Offset != 0 || m.BitfieldSize != 0 || s > size || s >= bestSize {
+				continue
+			}
+			if s < size {
+				if high := extract(key, 8*(lo+size)-1, 8*(lo+s)); !high.isConst() || high.c != 0 {
+					continue
+				}
+			}
+			best, bestSize = m.Name, s
+		}
+	}
+	if best == "" {
+		return fmt.Sprintf("at_%d_%d", lo, lo+size), v
+	}
+	return best, extract(key, 8*(lo+bestSize)-1, 8*lo)
 }

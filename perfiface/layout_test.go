@@ -11,6 +11,10 @@ func TestLayoutQUIC(t *testing.T) {
 	l := layout{l3off: 14}
 	l = l.learn(&expr{op: "==", w: 1, args: []*expr{pktBytes(12, 13), konst(0x0800)}}, true)
 	l = l.learn(&expr{op: "==", w: 1, args: []*expr{pktBytes(23), konst(17)}}, true)
+	if got := l.fieldName(pktBytes(36, 37)); got != "" {
+		t.Errorf("bytes 36..37 named %q before the IPv4 header is known to have no options", got)
+	}
+	l = l.learn(&expr{op: "==", w: 1, args: []*expr{pktBytes(14), konst(0x45)}}, true)
 	const payload = 14 + 20 + 8
 	first := pktBytes(payload)
 	if got := l.fieldName(first); got != "" {

@@ -35,27 +35,27 @@ func (it *Interface) packetsTitle() string {
 // that return the cost of the input's class.
 func (it *Interface) Python(w io.Writer, v *View, header ...string) error {
 	bw := bufio.NewWriter(w)
-	p := &pyWriter{w: bw}
+	if err := it.pyFunc(&pyWriter{w: bw}, v, header); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// pyFunc writes the interface function.
+func (it *Interface) pyFunc(p *pyWriter, v *View, header []string) error {
 	it.pyHeader(p, v, header)
 	if v.Root == nil {
 		p.line(1, "raise ValueError('no feasible path')")
 	} else {
 		p.node(1, v.Root, false)
 	}
-	if p.err != nil {
-		return p.err
-	}
-	return bw.Flush()
+	return p.err
 }
 
 // pyHeader writes the def line and the comments that describe the
 // interface.
 func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
-	name := "perf"
-	if it.prog != nil && it.prog.Name != "" {
-		name = "perf_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(it.prog.Name)
-	}
-	p.line(0, "def %s(pkt, state):", name)
+	p.line(0, "def %s(pkt, state):", it.funcName())
 	p.line(1, "# Program: %s", it.Program)
 	p.line(1, "# Metric: %s", it.metricTitle())
 	p.line(1, "# Packets: %s", it.packetsTitle())

@@ -119,7 +119,7 @@ func TestUnnamedMembers(t *testing.T) {
 		offs[i] = 39 - i
 	}
 	got := l.keyText("flows", &expr{op: opPkt, w: 112, offs: offs})
-	want := "src=le32(pkt[26:30]), dst=le32(pkt[30:34]), [8:12]=le32(pkt[34:38]), port=le16(pkt[38:40])"
+	want := "src=le32(pkt[26:30]), dst=le32(pkt[30:34]), id=le32(pkt[34:38]), port=le16(pkt[38:40])"
 	if got != want {
 		t.Errorf("key: %q, want %q", got, want)
 	}

@@ -23,6 +23,7 @@ have fio || want fio
 # server on a free port: the packaged service, where systemd starts it,
 # is not used.
 have prometheus || want prometheus
+have python3 || want python3 # runs the Python form of performance interfaces (perfiface tests)
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -127,6 +127,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	out := cli.AddOutput(fs, "perfiface/json.md")
 	asJSON := &out.JSON
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
+	module := fs.Bool("module", false, "write the interface as a Python module that runs on a capture (python3 FILE.py capture.pcap [--maps state.json]); the default with -o FILE.py")
 	tr := addTraceFlags(fs)
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -181,6 +182,8 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		err = it.WriteJSON(w, view, *thresholds)
 	case *thresholds:
 		err = it.WriteThresholds(w)
+	case *module || strings.HasSuffix(out.File, ".py"):
+		err = it.Module(w, view, header...)
 	default:
 		err = it.Python(w, view, header...)
 	}

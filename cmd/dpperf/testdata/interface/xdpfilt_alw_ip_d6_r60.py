@@ -10,12 +10,12 @@ def perf_xdpfilt_alw_ip(pkt, state):
         if pkt.len >= 18:
             if pkt.vlan.type == 0x8100:
                 if pkt.len >= 22:
-                    if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
+                    if pkt.vlan[1].type == 0x8100:
                         if pkt.len >= 26:
                             return 159  # 89..229, path 25 not explored further
                         else:
                             return 78  # path 26
-                    elif pkt[20:22] == 0x88a8:  # parsing_helpers.h:68
+                    elif pkt.vlan[1].type == 0x88a8:
                         return 153.5  # 78..229, path 24 not explored further
                     else:
                         return 139.5  # 75..204, path 23 not explored further
@@ -23,7 +23,7 @@ def perf_xdpfilt_alw_ip(pkt, state):
                     return 62  # path 27
             elif pkt.vlan.type == 0x88a8:
                 if pkt.len >= 22:
-                    if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
+                    if pkt.vlan[1].type == 0x8100:
                         return 153.5  # 78..229, path 21 not explored further
                     else:
                         return 152  # 74..230, path 20 not explored further
@@ -42,7 +42,7 @@ def perf_xdpfilt_alw_ip(pkt, state):
         if pkt.len >= 18:
             if pkt.vlan.type == 0x8100:
                 if pkt.len >= 22:
-                    if pkt[20:22] == 0x8100:  # parsing_helpers.h:68
+                    if pkt.vlan[1].type == 0x8100:
                         return 153.5  # 78..229, path 13 not explored further
                     else:
                         return 152  # 74..230, path 12 not explored further
