@@ -124,3 +124,46 @@ func negTest(t string) string {
 	}
 	return "not (" + t + ")"
 }
+
+// boolOp combines two bit texts, folding True and False.
+func boolOp(op, a, b string) string {
+	if a == "True" || a == "False" {
+		a, b = b, a
+	}
+	switch {
+	case op == "&" && b == "True", op == "|" && b == "False", op == "^" && b == "False":
+		return a
+	case op == "&" && b == "False":
+		return "False"
+	case op == "|" && b == "True":
+		return "True"
+	case op == "^" && b == "True":
+		return notText(a)
+	}
+	word := map[string]string{"&": " and ", "|": " or ", "^": " != "}[op]
+	if op == "^" { // "not x != y" would read as "not (x != y)"
+		return parenNot(a) + word + parenNot(b)
+	}
+	return paren(a) + word + paren(b)
+}
+
+func notText(a string) string {
+	if strings.HasPrefix(a, "not ") && !strings.ContainsAny(a[4:], " ") {
+		return a[4:]
+	}
+	return "not " + paren(a)
+}
+
+func parenNot(s string) string {
+	if strings.HasPrefix(s, "not ") {
+		return "(" + s + ")"
+	}
+	return paren(s)
+}
+
+func paren(s string) string {
+	if strings.Contains(s, " and ") || strings.Contains(s, " or ") || strings.Contains(s, " != ") {
+		return "(" + s + ")"
+	}
+	return s
+}
