@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/internal/fail"
@@ -98,21 +97,14 @@ func NewDeployment(it *Interface, opts DeployOptions) (*Deployment, error) {
 	}
 	d := &Deployment{It: it, View: it.View(max(opts.Resolution, 1e-9)), Want: want,
 		classOf: map[*VNode]int{}, pathClass: make([]int, len(it.Paths))}
-	var walk func(v *VNode, route []Step)
-	walk = func(v *VNode, route []Step) {
-		if v.leaf() {
-			c := &Class{ID: len(d.Classes), Leaf: v, Route: slices.Clone(route)}
-			d.classOf[v] = c.ID
-			for _, p := range v.Paths {
-				d.pathClass[p] = c.ID
-			}
-			d.Classes = append(d.Classes, c)
-			return
+	eachClass(d.View.Root, func(v *VNode, route []Step) {
+		c := &Class{ID: len(d.Classes), Leaf: v, Route: route}
+		d.classOf[v] = c.ID
+		for _, p := range v.Paths {
+			d.pathClass[p] = c.ID
 		}
-		walk(v.Then, append(slices.Clip(route), Step{Test: v.Test, Holds: true}))
-		walk(v.Else, append(slices.Clip(route), Step{Test: v.Test, Holds: false}))
-	}
-	walk(d.View.Root, nil)
+		d.Classes = append(d.Classes, c)
+	})
 	return d, nil
 }
 
