@@ -44,7 +44,33 @@ type Diff struct {
 	Matched    int       `json:"matched"`   // distinct (old class, new class) pairs they met
 	Unchanged  int       `json:"unchanged"` // of which the cost did not change
 	Rows       []DiffRow `json:"rows"`      // the pairs whose cost changed, largest regression first
-	Notes      []string  `json:"notes"`
+	// The classes matched by their conditions (the same tests, as
+	// written, lead to them): Shifted are those whose value changed,
+	// Appeared the new program's classes no old class has the conditions
+	// of, Gone the old program's that no new class has.
+	SameConditions int          `json:"same_conditions"`
+	Shifted        []ClassShift `json:"shifted"`
+	Appeared       []DiffClass  `json:"appeared"`
+	Gone           []DiffClass  `json:"gone"`
+	Notes          []string     `json:"notes"`
+}
+
+// DiffClass is one class of a view: its number, its conditions and the
+// range of its paths' costs.
+type DiffClass struct {
+	Class int      `json:"class"`
+	Cond  []string `json:"cond"`
+	Value string   `json:"value"`
+	Lo    float64  `json:"lo"`
+	Hi    float64  `json:"hi"`
+}
+
+// ClassShift is a class with the same conditions in both programs whose
+// value changed by Delta.
+type ClassShift struct {
+	Old   DiffClass `json:"old"`
+	New   DiffClass `json:"new"`
+	Delta float64   `json:"delta"`
 }
 
 // DiffSide describes one of the programs compared.
@@ -58,6 +84,9 @@ type DiffSide struct {
 	// an example in one is priced along its own way.
 	Bounded  int `json:"bounded,omitempty"`
 	MaxDepth int `json:"max_depth,omitempty"`
+	// Coarse: explored coarse first (Refine), its bounded paths are the
+	// subtrees it left open.
+	Coarse bool `json:"coarse,omitempty"`
 }
 
 // DiffRow is one input class whose cost changed: the inputs that fall in
@@ -189,6 +218,7 @@ func Compare(ctx context.Context, before, after *Interface, opts DiffOptions) (*
 	if d.Rows == nil {
 		d.Rows = []DiffRow{}
 	}
+	d.byConditions(sides[0], sides[1])
 	d.Old, d.New = sides[0].summary(), sides[1].summary()
 	for _, s := range sides {
 		for _, n := range s.notes {
@@ -201,6 +231,46 @@ func Compare(ctx context.Context, before, after *Interface, opts DiffOptions) (*
 	}
 	slices.Sort(d.Notes)
 	return d, nil
+}
+
+// byConditions matches the classes of the two views by their conditions
+// as written.
+func (d *Diff) byConditions(old, nu *diffSide) {
+	class := func(s *diffSide, i int) DiffClass {
+		c := DiffClass{Class: i, Cond: s.conds[i]}
+		if i < len(s.leafs) {
+			v := s.leafs[i]
+			c.Value, c.Lo, c.Hi = v.Value.String(), v.Lo, v.Hi
+		}
+		return c
+	}
+	key := func(conds []string) string { return strings.Join(conds, "\x00") }
+	olds := map[string]int{}
+	for i, c := range old.conds {
+		olds[key(c)] = i
+	}
+	matched := map[int]bool{}
+	d.Shifted, d.Appeared, d.Gone = []ClassShift{}, []DiffClass{}, []DiffClass{}
+	for i, c := range nu.conds {
+		j, ok := olds[key(c)]
+		if !ok {
+			d.Appeared = append(d.Appeared, class(nu, i))
+			continue
+		}
+		matched[j] = true
+		d.SameConditions++
+		o, n := class(old, j), class(nu, i)
+		if o.Value != n.Value && j < len(old.leafs) && i < len(nu.leafs) {
+			delta := nu.leafs[i].s.mid().Const - old.leafs[j].s.mid().Const
+			d.Shifted = append(d.Shifted, ClassShift{Old: o, New: n, Delta: delta})
+		}
+	}
+	for j := range old.conds {
+		if !matched[j] {
+			d.Gone = append(d.Gone, class(old, j))
+		}
+	}
+	sort.SliceStable(d.Shifted, func(i, j int) bool { return d.Shifted[i].Delta > d.Shifted[j].Delta })
 }
 
 // compare runs an example of side from through both programs.
@@ -247,6 +317,7 @@ type diffSide struct {
 	it    *Interface
 	view  *View
 	conds [][]string // per class: the tests that lead to it
+	leafs []*VNode   // per class: its leaf
 	paths [][]int    // per class: its paths
 	class []int      // per path: its class
 	exs   []diffExample
@@ -290,6 +361,7 @@ func (s *diffSide) setup(res float64) error {
 			}
 			s.paths = append(s.paths, v.Paths)
 			s.conds = append(s.conds, slices.Clone(conds))
+			s.leafs = append(s.leafs, v)
 			return
 		}
 		walk(v.Then, append(conds, shortTest(v.Test)))
@@ -321,7 +393,7 @@ func (s *diffSide) setup(res float64) error {
 
 func (s *diffSide) summary() DiffSide {
 	return DiffSide{Program: s.it.Program, Paths: len(s.it.Paths), Classes: len(s.paths), NoInput: s.noInput, Partial: s.it.Partial,
-		Bounded: s.it.Bounded, MaxDepth: s.it.MaxDepth}
+		Bounded: s.it.Bounded, MaxDepth: s.it.MaxDepth, Coarse: s.it.Coarse}
 }
 
 // examples asks the solver for one input per class.

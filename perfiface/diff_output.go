@@ -50,7 +50,10 @@ func (d *Diff) WriteText(w io.Writer) {
 		if s.side.NoInput > 0 {
 			fmt.Fprintf(w, " (%d without an example)", s.side.NoInput)
 		}
-		if s.side.Bounded > 0 {
+		switch {
+		case s.side.Coarse && s.side.Bounded > 0:
+			fmt.Fprintf(w, ", %d of the paths subtrees left open (coarse first)", s.side.Bounded)
+		case s.side.Bounded > 0:
 			fmt.Fprintf(w, ", %d of the paths subtrees below %d decisions not explored", s.side.Bounded, s.side.MaxDepth)
 		}
 		if s.side.Partial {
@@ -76,10 +79,29 @@ func (d *Diff) WriteText(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d pairs of classes unchanged.\n", d.Unchanged)
+	d.writeByConditions(w)
 	if len(d.Notes) > 0 {
 		fmt.Fprintln(w, "notes:")
 		for _, n := range d.Notes {
 			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}
+
+// writeByConditions prints the classes matched by their conditions.
+func (d *Diff) writeByConditions(w io.Writer) {
+	fmt.Fprintf(w, "\nBy conditions: %d classes have the same conditions in both, %d of them another value; %d appeared, %d went away\n",
+		d.SameConditions, len(d.Shifted), len(d.Appeared), len(d.Gone))
+	for _, c := range d.Shifted {
+		fmt.Fprintf(w, "  %s → %s (%s): old class %d, new class %d: %s\n", c.Old.Value, c.New.Value, signed(c.Delta),
+			c.Old.Class, c.New.Class, classText(c.Old.Cond))
+	}
+	for _, l := range []struct {
+		what string
+		cs   []DiffClass
+	}{{"appeared", d.Appeared}, {"went away", d.Gone}} {
+		for _, c := range l.cs {
+			fmt.Fprintf(w, "  %s: class %d, %s (%s..%s): %s\n", l.what, c.Class, c.Value, trimFloat(c.Lo), trimFloat(c.Hi), classText(c.Cond))
 		}
 	}
 }

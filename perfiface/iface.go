@@ -3,7 +3,6 @@ package perfiface
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/dpperf/dpperf/bpfprog"
@@ -55,6 +54,7 @@ type Interface struct {
 	index map[string]int      // path key → path, for Locate
 	cut   map[string]int      // a bounded leaf's prefix key → path
 	cutAt map[cfg.NodeID]bool // nodes where bounded leaves' prefixes end
+	steps []step              // the sweep of thresholds so far (resolution.go)
 }
 
 // PathInfo is one path of an Interface.
@@ -226,33 +226,17 @@ type Threshold struct {
 }
 
 // Thresholds returns the minimal set of resolution thresholds: the
-// distinct merge thresholds of the tree's branch nodes, with the
+// resolutions at which the interface changes (resolution.go), with the
 // interface size just above each, and first the exact interface
 // (resolution 0+: only equal costs merge). A coarse interface starts at
-// Reached instead: finer thresholds lie in subtrees it did not explore.
+// Floor instead: finer thresholds lie in subtrees it did not explore.
 func (it *Interface) Thresholds() []Threshold {
 	if it.Root == nil {
 		return nil
 	}
-	vals := []float64{it.Reached} // 0 but for a coarse interface
-	var walk func(n *Node)
-	walk = func(n *Node) {
-		if n.Leaf() {
-			return
-		}
-		if w := it.stats[n].width(); w > it.Reached {
-			vals = append(vals, w)
-		}
-		walk(n.Then)
-		walk(n.Else)
-	}
-	walk(it.Root)
-	sort.Float64s(vals)
-	vals = slices.Compact(vals)
-	out := make([]Threshold, 0, len(vals))
-	for _, v := range vals {
-		view := it.View(math.Nextafter(v, math.Inf(1)))
-		out = append(out, Threshold{Value: v, Classes: view.Classes(), Lines: it.pythonLines(view)})
+	var out []Threshold
+	for _, s := range it.used(math.Inf(1)) {
+		out = append(out, Threshold{Value: s.value, Classes: s.classes, Lines: s.lines})
 	}
 	return out
 }
@@ -264,11 +248,11 @@ func (it *Interface) Thresholds() []Threshold {
 func (it *Interface) Choose(classes int) float64 {
 	th := it.Thresholds()
 	if len(th) == 0 {
-		return it.Above(it.Reached)
+		return it.Above(it.floor())
 	}
 	for _, t := range th {
-		if r := it.Above(t.Value); it.View(r).Classes() <= classes {
-			return r
+		if t.Classes <= classes {
+			return it.Above(t.Value)
 		}
 	}
 	return it.Above(th[len(th)-1].Value)

@@ -21,14 +21,7 @@ import (
 
 func explore(t testing.TB, file, prog string) (*bpfprog.Program, *Exploration) {
 	t.Helper()
-	p, err := bpfprog.LoadFile(file, prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphOf(t, file, prog)
 	ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +29,7 @@ func explore(t testing.TB, file, prog string) (*bpfprog.Program, *Exploration) {
 	if ex.Truncated {
 		t.Fatalf("%s: exploration truncated", file)
 	}
-	return p, ex
+	return g.Prog, ex
 }
 
 // TestPythonGolden: the interfaces of the examples read as protocol fields
@@ -93,14 +86,17 @@ func TestThresholdsFig2(t *testing.T) {
 		got = append(got, th.Value)
 		classes = append(classes, th.Classes)
 	}
-	if !slices.Equal(got, []float64{0, 29, 37}) || !slices.Equal(classes, []int{4, 2, 1}) {
-		t.Fatalf("thresholds %v with classes %v, want [0 29 37] with [4 2 1]", got, classes)
+	// A class at resolution r holds costs less than 2r apart (its middle
+	// is within r of each): the thresholds are half the merged ranges,
+	// 29..47 (18), 18..47 (29) and 10..47 (37).
+	if !slices.Equal(got, []float64{0, 9, 14.5, 18.5}) || !slices.Equal(classes, []int{4, 3, 2, 1}) {
+		t.Fatalf("thresholds %v with classes %v, want [0 9 14.5 18.5] with [4 3 2 1]", got, classes)
 	}
-	v := it.View(30)
+	v := it.View(15)
 	if v.Root.Test != "pkt.len >= 100" || !v.Root.Then.leaf() || v.Root.Then.Value.Const != 32.5 || v.Root.Else.Value.Const != 10 {
 		var b strings.Builder
 		it.Python(&b, v)
-		t.Fatalf("view at 30:\n%s", b.String())
+		t.Fatalf("view at 15:\n%s", b.String())
 	}
 }
 

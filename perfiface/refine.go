@@ -240,7 +240,9 @@ func (r *refiner) wanted(n *rnode) bool {
 	}
 	w := n.s.width()
 	if r.opts.Resolution > 0 {
-		return w >= r.opts.Resolution
+		// A class returns the middle of its range: an open leaf narrower
+		// than twice the resolution predicts its inputs within it.
+		return w >= 2*r.opts.Resolution
 	}
 	return w > 0 && r.classes(r.root, math.Nextafter(w, math.Inf(1))) <= r.opts.Classes*spare
 }
@@ -424,28 +426,28 @@ func (r *refiner) spread(n *rnode) *spread {
 	return n.s
 }
 
-// classes counts the classes of the tree below n at resolution res
-// (before tests leading to equal classes are coalesced).
-func (r *refiner) classes(n *rnode, res float64) int {
+// classes counts the classes of the tree below n narrower than width
+// (before tests are eliminated or coalesced: at most this many).
+func (r *refiner) classes(n *rnode, width float64) int {
 	switch {
 	case n == nil:
 		return 0
 	case n.cond == nil:
 		return 1
-	case r.spread(n).width() < res:
+	case r.spread(n).width() < width:
 		return 1
 	}
-	return r.classes(n.then, res) + r.classes(n.els, res)
+	return r.classes(n.then, width) + r.classes(n.els, width)
 }
 
-// reached is the resolution the tree holds at: above its widest open
-// interval (r.mu held).
+// reached is the resolution the tree holds at: above half its widest
+// open interval (r.mu held).
 func (r *refiner) reached() float64 {
 	w := 0.0
 	if len(r.open) > 0 {
 		w = width(r.open[0])
 	}
-	return w
+	return w / 2
 }
 
 func (r *refiner) progress() Progress {
@@ -453,7 +455,7 @@ func (r *refiner) progress() Progress {
 	p := Progress{Paths: r.paths, Bounded: len(r.open) + r.busy, Unknown: int(r.x.unknown.Load()),
 		Infeasible: int(r.x.infeasible.Load()), Checks: int(r.x.checks.Load()), Elapsed: time.Since(r.x.start), Resolution: w}
 	if !math.IsInf(w, 1) {
-		p.Classes = r.classes(r.root, math.Nextafter(w, math.Inf(1)))
+		p.Classes = r.classes(r.root, math.Nextafter(2*w, math.Inf(1)))
 	}
 	return p
 }

@@ -101,8 +101,8 @@ func TestRefineDefault(t *testing.T) {
 		t.Fatalf("reached %g with %d open subtrees: not coarse", it.Reached, it.Bounded)
 	}
 	r := it.Choose(DefaultClasses)
-	if r <= it.Reached {
-		t.Errorf("chosen resolution %g at or below the widest open subtree %g", r, it.Reached)
+	if r <= it.Floor() || it.Floor() != it.Reached/2 {
+		t.Errorf("chosen resolution %g at or below the floor %g (widest open subtree %g)", r, it.Floor(), it.Reached)
 	}
 	v := it.View(r)
 	if c := v.Classes(); c > DefaultClasses || c < 2 {
@@ -111,11 +111,12 @@ func TestRefineDefault(t *testing.T) {
 	if l := it.pythonLines(v); l > 150 {
 		t.Errorf("%d lines of Python at the chosen resolution %g", l, r)
 	}
-	// Every class is narrower than the resolution.
+	// Every class is narrower than twice the resolution: its middle is
+	// within the resolution of every input.
 	var walk func(n *VNode)
 	walk = func(n *VNode) {
 		if n.leaf() {
-			if n.Hi-n.Lo >= r {
+			if n.Hi-n.Lo >= 2*r {
 				t.Errorf("class %g..%g at resolution %g", n.Lo, n.Hi, r)
 			}
 			return
@@ -125,8 +126,8 @@ func TestRefineDefault(t *testing.T) {
 	}
 	walk(v.Root)
 	th := it.Thresholds()
-	if th[0].Value != it.Reached || !slices.IsSortedFunc(th, func(a, b Threshold) int { return b.Classes - a.Classes }) {
-		t.Errorf("thresholds %v do not start at %g with classes falling", th, it.Reached)
+	if th[0].Value != it.Floor() || !slices.IsSortedFunc(th, func(a, b Threshold) int { return b.Classes - a.Classes }) {
+		t.Errorf("thresholds %v do not start at %g with classes falling", th, it.Floor())
 	}
 }
 

@@ -2,6 +2,7 @@ package perfiface
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 )
@@ -32,6 +33,8 @@ type VNode struct {
 	// Bounded counts the class's subtrees that were not explored (bounded
 	// leaves, ExploreOptions.MaxDepth): Lo and Hi hold for them too.
 	Bounded int `json:"bounded,omitempty"`
+
+	s *spread // of a leaf: its paths' formulas
 }
 
 func (v *VNode) leaf() bool { return v.Value != nil }
@@ -64,40 +67,16 @@ func (it *Interface) text(c *Cond, l layout) condText {
 	return t
 }
 
-// View returns the interface at resolution r: every subtree whose paths'
-// costs lie less than r apart becomes one class.
+// View returns the interface at resolution r: every input's cost lies
+// within r of the value of its class (resolution.go). It is the view of
+// the sweep's last threshold below r whose view is used.
 func (it *Interface) View(r float64) *View {
 	v := &View{Resolution: r}
 	if it.Root != nil {
-		v.Root = coalesce(it.view(it.Root, newLayout(it.prog), r), it.Coarse)
+		u := it.used(r)
+		v.Root, _ = it.raw(math.Nextafter(u[len(u)-1].value, math.Inf(1)))
 	}
 	return v
-}
-
-func (it *Interface) view(n *Node, l layout, r float64) *VNode {
-	s := it.stats[n]
-	if n.Leaf() || s.width() < r {
-		f := s.mid()
-		out := &VNode{Value: &f, Lo: s.lo, Hi: s.hi, Unknown: !s.possible}
-		it.leaves(n, &out.Paths)
-		for _, p := range out.Paths {
-			if it.Paths[p].Bounded {
-				out.Bounded++
-			}
-		}
-		return out
-	}
-	c, then, els := n.Cond, n.Then, n.Else
-	if c.expr != nil && (c.expr.op == "!=" || c.expr.op == "not") {
-		// Read "if x == 1: B else: A" rather than "if x != 1: A else: B".
-		neg := *c
-		neg.expr = negate(c.expr)
-		c, then, els = it.negated(c, &neg), els, then
-	}
-	t := it.text(c, l)
-	return &VNode{Test: t.text, Readable: t.readable, Source: c.Source,
-		Then: it.view(then, l.learn(c.expr, true), r),
-		Else: it.view(els, l.learn(c.expr, false), r)}
 }
 
 // negated returns the one negation of a Cond, so that its rendering is
@@ -184,9 +163,13 @@ func join(a, op, b string) string {
 // merged is one class made of two with the same formula.
 func merged(a, b *VNode) *VNode {
 	f := *a.Value
+	var s *spread
+	if a.s != nil && b.s != nil {
+		s = a.s.join(b.s)
+	}
 	return &VNode{Value: &f, Lo: min(a.Lo, b.Lo), Hi: max(a.Hi, b.Hi),
 		Paths: append(append([]int(nil), a.Paths...), b.Paths...), Unknown: a.Unknown && b.Unknown,
-		Bounded: a.Bounded + b.Bounded}
+		Bounded: a.Bounded + b.Bounded, s: s}
 }
 
 // Classes is the number of classes (leaves) of the view.

@@ -165,8 +165,8 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch {
 	case f.coarse != nil && !resSet:
 		r = it.Choose(*classes)
-	case f.coarse != nil && r <= it.Reached:
-		r = it.Above(it.Reached) // stopped before the resolution asked for
+	case f.coarse != nil && r <= it.Floor():
+		r = it.Above(it.Floor()) // stopped before the resolution asked for
 	}
 	view := it.View(r)
 	if f.coarse != nil && !resSet {

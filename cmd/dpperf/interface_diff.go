@@ -19,7 +19,7 @@ import (
 func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("interface diff", "interface diff [flags] OLD.o NEW.o", stderr)
 	f := addIfaceFlags(fs)
-	res := fs.Float64("resolution", 0, "compare the classes of the interfaces at resolution `R` (0: exact)")
+	res := fs.Float64("resolution", 0, "compare the classes of the interfaces at resolution `R` (0: exact, every feasible path; default: the finest at which both have at most 30 classes)")
 	failAbove := fs.Float64("fail-above", 0, "exit 1 when an input class got more than `PERCENT` costlier")
 	out := cli.AddOutput(fs, "docs/interface.md#json")
 	asJSON := &out.JSON
@@ -27,8 +27,11 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	gate := false
-	fs.Visit(func(fl *flag.Flag) { gate = gate || fl.Name == "fail-above" })
+	gate, resSet := false, false
+	fs.Visit(func(fl *flag.Flag) {
+		gate = gate || fl.Name == "fail-above"
+		resSet = resSet || fl.Name == "resolution"
+	})
 	if len(pos) != 2 {
 		return cli.UsageError(fs, "want two object files (old, new), got %d arguments", len(pos))
 	}
@@ -40,13 +43,32 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	cctx, cancel := limitRun(ctx, f.timeLimit)
 	defer cancel()
 	f.timeLimit /= 3
+	// Both programs are explored coarse first, unless every path is asked
+	// for (--resolution 0) or a depth bound is given.
+	if f.maxDepth == 0 && (!resSet || *res > 0) {
+		f.coarse = &perfiface.RefineOptions{Resolution: *res, Classes: perfiface.DefaultClasses}
+	}
 	var its [2]*perfiface.Interface
 	for i, path := range pos {
 		if its[i], err = f.analyse(cctx, path, stderr); err != nil {
 			return err
 		}
 	}
-	d, err := perfiface.Compare(cctx, its[0], its[1], perfiface.DiffOptions{Resolution: *res,
+	r := *res
+	if f.coarse != nil {
+		// One resolution for both: the finest at which both have at most
+		// DefaultClasses classes, or the one asked for, and never below
+		// what either exploration reached.
+		for _, it := range its {
+			if !resSet {
+				r = max(r, it.Choose(perfiface.DefaultClasses))
+			}
+			if r <= it.Floor() {
+				r = it.Above(it.Floor())
+			}
+		}
+	}
+	d, err := perfiface.Compare(cctx, its[0], its[1], perfiface.DiffOptions{Resolution: r,
 		Check: symex.Options{Solver: smt.Config{Command: strings.Fields(f.solver), Timeout: f.timeout}}})
 	if err != nil {
 		return err

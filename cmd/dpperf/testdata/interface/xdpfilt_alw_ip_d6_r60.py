@@ -62,10 +62,7 @@ def perf_xdpfilt_alw_ip(pkt, state):
     elif pkt.eth.type == 0x86dd:
         if pkt.len >= 54:
             if pkt.len >= 56:
-                if pkt.ipv6.next_hdr <= 50:
-                    return 116  # 61..171, path 4 not explored further
-                else:
-                    return 117  # 61..173, path 5 not explored further
+                return 117  # 61..173, 2 paths, 2 not explored further
             else:
                 return 49  # path 6
         else:
