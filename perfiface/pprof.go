@@ -22,6 +22,7 @@ func (it *Interface) WriteProfile(w io.Writer, v *View, d *Deployment) error {
 		v = d.View
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: "packets", Unit: "count"})
 	}
+	p.Mapping = []*profile.Mapping{{ID: 1, File: it.Program, HasFunctions: true}}
 	funcs := map[string]*profile.Function{}
 	locs := map[string]*profile.Location{}
 	frame := func(name string) *profile.Location {
@@ -34,7 +35,7 @@ func (it *Interface) WriteProfile(w io.Writer, v *View, d *Deployment) error {
 			funcs[name] = f
 			p.Function = append(p.Function, f)
 		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f}}}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: p.Mapping[0], Line: []profile.Line{{Function: f}}}
 		locs[name] = l
 		p.Location = append(p.Location, l)
 		return l

@@ -62,7 +62,7 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 	if v.Resolution <= 1e-9 || (it.Metric != MetricCost && v.Resolution <= 1) {
 		p.line(1, "# Resolution: exact (paths with equal cost merged only)")
 	} else {
-		p.line(1, "# Resolution: %s (inputs in one class differ by less than this; the value is the middle of the class)", trimFloat(v.Resolution))
+		p.line(1, "# Resolution: %s (every input is within this of its class's value, the middle of the class)", trimFloat(v.Resolution))
 	}
 	for _, h := range header {
 		p.line(1, "# %s", h)
@@ -85,7 +85,7 @@ func (it *Interface) pyHeader(p *pyWriter, v *View, header []string) {
 		p.line(1, "# PARTIAL: the exploration stopped early; classes are missing")
 	}
 	if it.Stopped {
-		p.line(1, "# STOPPED early (time limit, interrupt or --max-paths): the interface holds at resolutions above %s", trimFloat(it.Reached))
+		p.line(1, "# STOPPED early (time limit, interrupt or --max-paths): the interface holds at resolutions above %s", trimFloat(it.Floor()))
 	}
 	switch {
 	case it.Coarse && it.Bounded > 0 && it.Reached == 0:

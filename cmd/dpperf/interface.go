@@ -128,6 +128,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := &out.JSON
 	dot := fs.String("dot", "", "also write the decision tree as Graphviz to `FILE`")
 	module := fs.Bool("module", false, "write the interface as a Python module that runs on a capture (python3 FILE.py capture.pcap [--maps state.json]); the default with -o FILE.py")
+	pprofOut := fs.String("pprof", "", "also write the classes' costs as a pprof profile to `FILE` (each class over its tests; weighted by packets with --trace)")
 	tr := addTraceFlags(fs)
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -154,6 +155,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if tr.active() {
+		tr.pprof = *pprofOut
 		return out.Write(stdout, func(w io.Writer) error { return tr.run(ctx, it, *res, *asJSON, w) })
 	}
 	dst, finish, err := out.Open(stdout)
@@ -186,6 +188,9 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		err = it.Module(w, view, header...)
 	default:
 		err = it.Python(w, view, header...)
+	}
+	if err == nil && *pprofOut != "" {
+		err = atomicfile.Write(*pprofOut, func(pw io.Writer) error { return it.WriteProfile(pw, view, nil) })
 	}
 	if err == nil && *dot != "" {
 		err = atomicfile.Write(*dot, func(fw io.Writer) error {

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/dpperf/dpperf/classtime"
+	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/internal/fail"
 	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/perfiface"
@@ -21,6 +22,7 @@ import (
 // traceFlags are the deployment-specific flags of dpperf interface.
 type traceFlags struct {
 	trace, maps, percentiles, cdf, slow string
+	pprof                               string // set by interface's --pprof: the classes' costs, weighted by packets
 	measure                             bool
 	runs, perClass                      int
 }
@@ -119,6 +121,11 @@ func (f *traceFlags) run(ctx context.Context, it *perfiface.Interface, resolutio
 	}
 	if f.cdf != "" {
 		if err := d.CDF().WriteFile(f.cdf); err != nil {
+			return err
+		}
+	}
+	if f.pprof != "" {
+		if err := atomicfile.Write(f.pprof, func(pw io.Writer) error { return it.WriteProfile(pw, nil, d) }); err != nil {
 			return err
 		}
 	}

@@ -50,7 +50,7 @@ func readmeCommands(t *testing.T) []readmeCommand {
 }
 
 // writtenFlags take a file the command writes, not one it reads.
-var writtenFlags = map[string]bool{"--pcap": true, "--pprof": true, "--maps": true, "--output": true, "--dir": true, "--perfetto": true,
+var writtenFlags = map[string]bool{"--pcap": true, "--pprof": true, "--cdf": true, "--maps": true, "--output": true, "--dir": true, "--perfetto": true,
 	"--html": true, "--text": true, "--write": true, "-o": true}
 
 // TestReadmeCommands: every dpperf command README.md shows names files

@@ -2,7 +2,7 @@ def perf_flowtable(pkt, state):
     # Program: flowtable.o
     # Metric: cost in ns under target x86-64
     # Packets: any bytes (malformed headers included; --well-formed leaves them out)
-    # Resolution: 20 (inputs in one class differ by less than this; the value is the middle of the class)
+    # Resolution: 20 (every input is within this of its class's value, the middle of the class)
     # State: classes (percpu_array), flows (lru_hash)
     # PCVs (summed over the operations of a packet):
     #   evicted_flows - flows: entries an LRU map evicted to make room for the insert (0 or 1)

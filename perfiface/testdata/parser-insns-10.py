@@ -2,7 +2,7 @@ def perf_parser(pkt, state):
     # Program: parser.o
     # Metric: BPF instructions
     # Packets: any bytes (malformed headers included; --well-formed leaves them out)
-    # Resolution: 10 (inputs in one class differ by less than this; the value is the middle of the class)
+    # Resolution: 10 (every input is within this of its class's value, the middle of the class)
     # State: proto_count (percpu_array)
     if pkt.eth.type == 0x86dd:
         if pkt.len >= 54:

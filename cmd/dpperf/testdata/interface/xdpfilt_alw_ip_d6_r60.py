@@ -2,7 +2,7 @@ def perf_xdpfilt_alw_ip(pkt, state):
     # Program: /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_ip.o (xdpfilt_alw_ip)
     # Metric: BPF instructions
     # Packets: any bytes (malformed headers included; --well-formed leaves them out)
-    # Resolution: 60 (inputs in one class differ by less than this; the value is the middle of the class)
+    # Resolution: 60 (every input is within this of its class's value, the middle of the class)
     # State: filter_ipv4 (percpu_hash), filter_ipv6 (percpu_hash), xdp_stats_map (percpu_array)
     # Bounded: 15 subtrees below 6 decisions were not explored; each is a class
     #   whose range runs from the cheapest to the dearest way through the program from there
