@@ -152,34 +152,50 @@ func where(p *bpfprog.Program, i int) string {
 	return fmt.Sprintf("instruction %d", i)
 }
 
-// Repeat runs in n times (at least once) as the repeats of one
+// Repeats runs in up to n times (at least once) as the repeats of one
 // BPF_PROG_TEST_RUN do: maps carry their state from one run to the next,
 // and so does the packet (the kernel runs every repeat on the buffer the
 // run before left: a program that marks a query as answered meets the
-// mark on its second run). It returns the first run's result and whether
-// every run executed the first one's instructions without reading the
-// clock or random numbers: whether repeats time that one path.
+// mark on its second run). visit sees each run's result in order; the
+// repeats stop when it returns false. complete is false when they ended
+// early on a packet of a length no run can take.
+func (it *Interp) Repeats(in Input, maps *Maps, n int, visit func(*Result) bool) (complete bool, err error) {
+	n = max(n, 1)
+	for k := 0; k < n; k++ {
+		res, err := it.Run(in, maps)
+		if err != nil {
+			return false, err
+		}
+		if !visit(res) || k == n-1 {
+			break
+		}
+		in.Packet = res.Packet[res.Meta:]
+		if len(in.Packet) < MinPacket || len(in.Packet) > MaxPacket {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Repeat runs in n times as Repeats does. It returns the first run's
+// result and whether every run executed the first one's instructions
+// without reading the clock or random numbers: whether repeats time that
+// one path.
 func (it *Interp) Repeat(in Input, maps *Maps, n int) (*Result, bool, error) {
-	first, err := it.Run(in, maps)
+	var first *Result
+	same := false
+	complete, err := it.Repeats(in, maps, n, func(res *Result) bool {
+		if first == nil {
+			first, same = res, !res.Nondeterministic
+		} else {
+			same = !res.Nondeterministic && slices.Equal(res.Path, first.Path)
+		}
+		return same
+	})
 	if err != nil {
 		return nil, false, err
 	}
-	same := !first.Nondeterministic
-	prev := first
-	for k := 1; k < n && same; k++ {
-		next := in
-		next.Packet = prev.Packet[prev.Meta:]
-		if len(next.Packet) < MinPacket || len(next.Packet) > MaxPacket {
-			return first, false, nil // a length a run cannot take: not the same path
-		}
-		res, err := it.Run(next, maps)
-		if err != nil {
-			return nil, false, err
-		}
-		same = !res.Nondeterministic && slices.Equal(res.Path, first.Path)
-		prev = res
-	}
-	return first, same, nil
+	return first, same && complete, nil
 }
 
 // Run runs the program on in with maps, which the run mutates. The error

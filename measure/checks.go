@@ -49,16 +49,12 @@ func (pc pricer) check(name, how string, executed []int32, ns float64) (bound.Pa
 // check asks only that the path stays.
 func settled(it *interp.Interp, in interp.Input, maps *interp.Maps) ([]int32, bool, error) {
 	var paths [][]int32
-	for range settleRuns {
-		res, err := it.Run(in, maps)
-		if err != nil {
-			return nil, false, err
-		}
+	complete, err := it.Repeats(in, maps, settleRuns, func(res *interp.Result) bool {
 		paths = append(paths, res.Path)
-		in.Packet = res.Packet[res.Meta:]
-		if len(in.Packet) < interp.MinPacket || len(in.Packet) > interp.MaxPacket {
-			return nil, false, nil
-		}
+		return true
+	})
+	if err != nil || !complete {
+		return nil, false, err
 	}
 	last := paths[len(paths)-1]
 	for _, p := range paths[len(paths)-settleCheck:] {
