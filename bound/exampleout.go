@@ -33,39 +33,52 @@ func (r *Result) WriteExamplePcap(w io.Writer) error {
 }
 
 // ExampleState is the map contents the example packets need, as a
-// mapstate: the first value asked of each key wins, absent keys are left
-// out, and a global variable's section is the map's key 0.
+// mapstate: the first value asked of each key wins.
 func (r *Result) ExampleState() (*mapstate.State, error) {
 	st := mapstate.New()
-	seen := map[string]bool{}
 	for _, p := range r.Paths {
 		if p.Example == nil {
 			continue
 		}
-		for _, m := range p.Example.Maps {
-			if m.Absent {
-				continue
-			}
-			key := m.Key
-			if m.Global {
-				key = hex.EncodeToString(make([]byte, 4))
-			}
-			if seen[m.Map+"/"+key] {
-				continue
-			}
-			seen[m.Map+"/"+key] = true
-			k, err := mapstate.ParseHex(key)
-			if err != nil {
-				return nil, err
-			}
-			v, err := mapstate.ParseHex(m.Value)
-			if err != nil {
-				return nil, err
-			}
-			st.Set(m.Map, mapstate.Entry{Key: k, Value: v})
+		if err := p.Example.addState(st, false); err != nil {
+			return nil, err
 		}
 	}
 	return st, nil
+}
+
+// State is the map contents the example needs: absent keys are left out,
+// and a global variable's section is its map's key 0.
+func (ex *Example) State() (*mapstate.State, error) {
+	st := mapstate.New()
+	return st, ex.addState(st, true)
+}
+
+// addState sets ex's entries in st; a key st holds already keeps its
+// value unless replace.
+func (ex *Example) addState(st *mapstate.State, replace bool) error {
+	for _, m := range ex.Maps {
+		if m.Absent {
+			continue
+		}
+		key := m.Key
+		if m.Global {
+			key = hex.EncodeToString(make([]byte, 4))
+		}
+		k, err := mapstate.ParseHex(key)
+		if err != nil {
+			return err
+		}
+		if !replace && st.Has(m.Map, k) {
+			continue
+		}
+		v, err := mapstate.ParseHex(m.Value)
+		if err != nil {
+			return err
+		}
+		st.Set(m.Map, mapstate.Entry{Key: k, Value: v})
+	}
+	return nil
 }
 
 // StreamLine is one line of --stream output (json.md).

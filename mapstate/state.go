@@ -175,13 +175,22 @@ func (s *State) Set(mapName string, e Entry) {
 		m = &Map{}
 		s.Maps[mapName] = m
 	}
-	for i := range m.Entries {
-		if bytes.Equal(m.Entries[i].Key, e.Key) {
-			m.Entries[i] = e
-			return
-		}
+	if i := m.index(e.Key); i >= 0 {
+		m.Entries[i] = e
+		return
 	}
 	m.Entries = append(m.Entries, e)
+}
+
+// Has reports whether the named map holds key.
+func (s *State) Has(mapName string, key []byte) bool {
+	m := s.Maps[mapName]
+	return m != nil && m.index(key) >= 0
+}
+
+// index is the position of key among m's entries, or -1.
+func (m *Map) index(key []byte) int {
+	return slices.IndexFunc(m.Entries, func(e Entry) bool { return bytes.Equal(e.Key, key) })
 }
 
 // Overlay returns base with the maps named in over replacing base's.

@@ -10,7 +10,6 @@ package measure
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -218,33 +217,28 @@ func single(p *bpfprog.Program, state *mapstate.State, in testrun.Input, verdict
 // devices and sockets cannot be filled with bytes; they are left empty and
 // named.
 func exampleState(p *bpfprog.Program, ex *bound.Example) (*mapstate.State, []string, error) {
-	s := mapstate.New()
+	s, err := ex.State()
+	if err != nil {
+		return nil, nil, err
+	}
 	var unfillable []string
 	for _, e := range ex.Maps {
-		if e.Absent {
-			continue
+		if mp := p.Maps[e.Map]; mp != nil && !e.Absent && holdsObjects(mp.Type) {
+			unfillable = append(unfillable, e.Map)
+			delete(s.Maps, e.Map)
 		}
-		if mp := p.Maps[e.Map]; mp != nil {
-			switch mp.Type {
-			case ebpf.XSKMap, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.SockMap, ebpf.SockHash, ebpf.ProgramArray:
-				unfillable = append(unfillable, e.Map)
-				continue
-			}
-		}
-		key, err := hex.DecodeString(e.Key)
-		if err != nil {
-			return nil, nil, err
-		}
-		if e.Global {
-			key = make([]byte, 4)
-		}
-		val, err := hex.DecodeString(e.Value)
-		if err != nil {
-			return nil, nil, err
-		}
-		s.Set(e.Map, mapstate.Entry{Key: key, Value: val})
 	}
 	return s, unfillable, nil
+}
+
+// holdsObjects reports maps whose values are kernel objects (devices,
+// sockets, programs) rather than bytes.
+func holdsObjects(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.XSKMap, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.SockMap, ebpf.SockHash, ebpf.ProgramArray:
+		return true
+	}
+	return false
 }
 
 // predicted lists the instructions a path executes.
