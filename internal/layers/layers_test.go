@@ -8,15 +8,7 @@ import (
 
 // TestModuleKeepsTheLayers checks the rules against the module as it is.
 func TestModuleKeepsTheLayers(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "github.com/dpperf/dpperf/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	graph := map[string][]string{}
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		graph[f[0]] = f[1:]
-	}
+	graph := goList(t, "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}")
 	if len(graph) < len(Of)/2 {
 		t.Fatalf("go list gave %d packages; the table names %d", len(graph), len(Of))
 	}
@@ -28,6 +20,22 @@ func TestModuleKeepsTheLayers(t *testing.T) {
 			t.Errorf("%s is in the table but not in the module (remove it from layers.Of)", pkg)
 		}
 	}
+}
+
+// goList runs go list over the module with format, which must print a
+// key and its values on one line, and returns them by key.
+func goList(t *testing.T, format string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", format, "github.com/dpperf/dpperf/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	m := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		m[f[0]] = f[1:]
+	}
+	return m
 }
 
 // TestCheckFindsBreaks feeds Check graphs with one break each.

@@ -3,9 +3,7 @@ package layers
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,15 +15,10 @@ const maxLines = 500
 // module over maxLines lines (generated files, marked as Go marks them,
 // are left out).
 func TestFilesHaveOneJob(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}{{range .GoFiles}} {{.}}{{end}}", "github.com/dpperf/dpperf/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	files := 0
-	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		for _, name := range f[1:] {
-			data, err := os.ReadFile(filepath.Join(f[0], name))
+	for dir, names := range goList(t, "{{.Dir}}{{range .GoFiles}} {{.}}{{end}}") {
+		for _, name := range names {
+			data, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +27,7 @@ func TestFilesHaveOneJob(t *testing.T) {
 				continue
 			}
 			if n := bytes.Count(data, []byte("\n")); n > maxLines {
-				t.Errorf("%s: %d lines, more than %d: split it along its jobs", filepath.Join(f[0], name), n, maxLines)
+				t.Errorf("%s: %d lines, more than %d: split it along its jobs", filepath.Join(dir, name), n, maxLines)
 			}
 		}
 	}

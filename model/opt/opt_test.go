@@ -73,10 +73,9 @@ func TestEchoCores(t *testing.T) {
 	}
 }
 
-// Credit sizing: the smallest queue whose drop share stays under 0.1%
-// is the smallest N with P_N(ρ, N) ≤ 0.001.
-func TestMinCredits(t *testing.T) {
-	s := load(t, `
+// oneQueue is one vertex with a queue of 8 on an 8 Gbit/s IP, offered
+// 5.6 Gbit/s (ρ = 0.7).
+const oneQueue = `
 hardware:
   ips: [{name: a, throughput: 8Gbit/s, parallelism: 1}]
 software:
@@ -85,7 +84,12 @@ software:
       vertices: [{name: v, ip: a, parallelism: 1, queue: 8}]
       edges: [{from: ingress, to: v}, {from: v, to: egress}]
 traffic: {ingress: 5.6Gbit/s, size: 1000B}
-`)
+`
+
+// Credit sizing: the smallest queue whose drop share stays under 0.1%
+// is the smallest N with P_N(ρ, N) ≤ 0.001.
+func TestMinCredits(t *testing.T) {
+	s := load(t, oneQueue)
 	p := &Problem{Model: flow.FromSpec(s), Objective: MinResources, MaxDrop: 1e-3, Vars: []Var{{Param: "g.v.queue", Lo: 1, Hi: 64, Integer: true}}}
 	sol, err := Solve(context.Background(), p)
 	if err != nil {
@@ -170,16 +174,7 @@ func BenchmarkOptimizeEcho(b *testing.B) {
 // TestMinResourcesNeedsAConstraint: with nothing to meet, the fewest
 // resources always win; the problem is refused instead of answered.
 func TestMinResourcesNeedsAConstraint(t *testing.T) {
-	s := load(t, `
-hardware:
-  ips: [{name: a, throughput: 8Gbit/s, parallelism: 1}]
-software:
-  graphs:
-    - name: g
-      vertices: [{name: v, ip: a, parallelism: 1, queue: 8}]
-      edges: [{from: ingress, to: v}, {from: v, to: egress}]
-traffic: {ingress: 5.6Gbit/s, size: 1000B}
-`)
+	s := load(t, oneQueue)
 	p := &Problem{Model: flow.FromSpec(s), Objective: MinResources, Vars: []Var{{Param: "g.v.queue", Lo: 1, Hi: 64, Integer: true}}}
 	if _, err := Solve(context.Background(), p); err == nil || !strings.Contains(err.Error(), "--min-throughput, --max-drop or --latency-bound") {
 		t.Fatalf("Solve without a constraint: %v", err)
