@@ -70,18 +70,23 @@ func (l layout) keyText(mapName string, key *expr) string {
 	return strings.Join(parts, ", ")
 }
 
+// members lists the members of a struct or union type (none for other
+// types).
+func members(t btf.Type) []btf.Member {
+	switch st := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		return st.Members
+	case *btf.Union:
+		return st.Members
+	}
+	return nil
+}
+
 // memberAt names the struct member at a byte offset and size, or "".
 // The members of an anonymous struct or union are named by their own
 // names, as in C; an anonymous member that is not one has no name.
 func memberAt(t btf.Type, off, size int) string {
-	var ms []btf.Member
-	switch st := btf.UnderlyingType(t).(type) {
-	case *btf.Struct:
-		ms = st.Members
-	case *btf.Union:
-		ms = st.Members
-	}
-	for _, mem := range ms {
+	for _, mem := range members(t) {
 		s, err := btf.Sizeof(mem.Type)
 		if err != nil || mem.Offset%8 != 0 {
 			continue

@@ -163,16 +163,7 @@ func pyString(s string) string {
 // by theirs, an unnamed member as at_LO_HI), values by their dotted path
 // (memberAt).
 func btfMembers(t btf.Type, base int, prefix string, key bool, out map[string][2]int) {
-	var ms []btf.Member
-	switch st := btf.UnderlyingType(t).(type) {
-	case *btf.Struct:
-		ms = st.Members
-	case *btf.Union:
-		ms = st.Members
-	default:
-		return
-	}
-	for _, m := range ms {
+	for _, m := range members(t) {
 		size, err := btf.Sizeof(m.Type)
 		if err != nil || m.Offset%8 != 0 || m.BitfieldSize != 0 {
 			continue
