@@ -466,12 +466,15 @@ func ParsePCV(s string) (map[string]float64, error) {
 // as Expected.
 func (r *Result) SetExpected(c *Costed) {
 	for i := range r.Paths {
-		if p := &r.Paths[i]; p.Edges != nil {
-			p.ExpectedRate = c.pathOf(p.Edges, PacketRate).Rate
+		p := &r.Paths[i]
+		if p.Edges == nil {
+			continue
 		}
-	}
-	if len(r.Paths) > 0 && r.Paths[0].Edges != nil {
-		e := c.PacketRateOf(r.Paths[0].Edges)
-		r.Expected = &Bound{PacketRate: e, PathRate: e, PacketBytes: r.Bound.PacketBytes, BitRate: e * float64(8*r.Bound.PacketBytes)}
+		path := c.pathOf(p.Edges, PacketRate)
+		p.ExpectedRate = path.Rate
+		if i == 0 {
+			e := c.bound(path).PacketRate
+			r.Expected = &Bound{PacketRate: e, PathRate: e, PacketBytes: r.Bound.PacketBytes, BitRate: e * float64(8*r.Bound.PacketBytes)}
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,14 +43,12 @@ func (r *runner) once(ctx context.Context, p program, row *Row) error {
 	if p.prog != "" {
 		args = append(args, "--program", p.prog)
 	}
-	cmd := exec.CommandContext(ctx, r.bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %v: %s", r.bin, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	out, err := r.dpperf(ctx, args...)
+	if err != nil {
+		return err
 	}
 	var res bound.Result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	if err := json.Unmarshal(out, &res); err != nil {
 		return fmt.Errorf("bound JSON: %w", err)
 	}
 	row.add(&res)
@@ -60,11 +57,18 @@ func (r *runner) once(ctx context.Context, p program, row *Row) error {
 
 // calibrate measures this machine's costs for --target host.
 func (r *runner) calibrate(ctx context.Context) error {
-	cmd := exec.CommandContext(ctx, r.bin, "targets", "calibrate", "--host")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	_, err := r.dpperf(ctx, "targets", "calibrate", "--host")
+	return err
+}
+
+// dpperf runs the binary with args and returns its stdout; an error
+// names the command and carries its stderr.
+func (r *runner) dpperf(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s targets calibrate --host: %v: %s", r.bin, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("%s %s: %v: %s", r.bin, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return nil
+	return stdout.Bytes(), nil
 }
