@@ -160,7 +160,7 @@ func (r *Result) WriteText(w io.Writer) error {
 				}
 				if m.Stateful {
 					fmt.Fprintf(w, "    the packet changes the state so that its repeats take another path: the figure above is mostly theirs;\n")
-					fmt.Fprintf(w, "    %d single runs from the example's state (cold caches, harness noise): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
+					fmt.Fprintf(w, "    %d single runs, each from the example's state (the run's own changes undone): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
 				}
 				for _, c := range m.Checks {
 					verdict := "held"

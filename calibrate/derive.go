@@ -222,13 +222,22 @@ func (r *Result) deriveHelpers(d *deriver, t *target.Target, vec func(float64) t
 		if len(ms) < 2 {
 			continue // one size: the map type's cost says it all
 		}
+		// An outcome dearer than a hit with the largest key (a miss, an
+		// insert; outcomeBenches) raises every size by the difference.
+		extra, largest := 0.0, 0.0
+		for _, m := range ms {
+			largest = max(largest, m.Spread.High)
+		}
+		if sp, ok := d.spread["helpers."+hm[0]+"."+hm[1]]; ok {
+			extra = max(0, sp.High-largest)
+		}
 		var ks []target.KeyCost
 		for _, m := range ms {
 			bytes, err := strconv.Atoi(strings.TrimPrefix(m.Variant, "key"))
 			if err != nil {
 				continue
 			}
-			ks = append(ks, target.KeyCost{Bytes: bytes, Cost: vec(m.Spread.High)})
+			ks = append(ks, target.KeyCost{Bytes: bytes, Cost: vec(m.Spread.High + extra)})
 			d.spread[fmt.Sprintf("helper_keys.%s.%s.%d", hm[0], hm[1], bytes)] = m.Spread
 		}
 		slices.SortFunc(ks, func(a, b target.KeyCost) int { return a.Bytes - b.Bytes })

@@ -85,6 +85,44 @@ func keySetup(k mapKind) func(b *builder) {
 	}
 }
 
+// absentKeySetup writes a key the test map does not hold (its first word
+// is 1; no key of testMap has that word).
+func absentKeySetup(b *builder) {
+	b.zeroStack(128)
+	b.add(asm.StoreImm(asm.R10, keyOff, 1, asm.Word))
+}
+
+func deleteCopy(b *builder) {
+	mapArgs(b)
+	b.add(asm.FnMapDeleteElem.Call())
+}
+
+// outcomeBenches measures the outcomes of hash-map operations other than
+// a hit, with the largest key: a lookup that misses, a delete that
+// misses, and an insert. An insert cannot be repeated alone, so it runs
+// as an insert and a delete of the same absent key, and the delete's cost
+// is taken as that of a delete that misses; a delete that finds its key
+// does the missing one's work and more, so the insert's figure is an
+// upper bound. Each is a variant of the operation's cost, which is priced
+// by its dearest variant.
+func outcomeBenches(k mapKind, maps []mapDef) []*bench {
+	mt := target.MapTypeName(k.typ)
+	delMiss := &bench{key: "helpers.map_delete_elem." + mt, variant: "miss", group: helperGroup,
+		maps: maps, setup: absentKeySetup, aux: lookupAux,
+		copy: func(b *builder, i int) { deleteCopy(b) }}
+	return []*bench{
+		{key: "helpers.map_lookup_elem." + mt, variant: "miss", group: helperGroup,
+			maps: maps, setup: absentKeySetup, aux: lookupAux, copy: lookupCopy},
+		delMiss,
+		{key: "helpers.map_update_elem." + mt, variant: "insert", group: helperGroup,
+			maps: maps, setup: absentKeySetup, aux: append(append([]string{delMiss.ID()}, updateAux...), lookupAux...),
+			copy: func(b *builder, i int) {
+				updateCopy(b)
+				deleteCopy(b)
+			}},
+	}
+}
+
 func mapArgs(b *builder) {
 	b.add(asm.LoadMapPtr(asm.R1, 0).WithReference("m"),
 		asm.Mov.Reg(asm.R2, asm.R10), asm.Add.Imm(asm.R2, keyOff))
@@ -105,7 +143,7 @@ func updateCopy(b *builder) {
 // lookup that finds its key (hash maps: 4, 16 and 40-byte keys), an
 // update of an existing key and a delete (both with the largest key),
 // (paired with the update that puts the key back, whose cost is
-// subtracted).
+// subtracted), and on hash maps the other outcomes (outcomeBenches).
 func mapBenches(ncpu int) []*bench {
 	var bs []*bench
 	for _, k := range mapKinds {
@@ -133,9 +171,11 @@ func mapBenches(ncpu int) []*bench {
 				maps: maps, setup: keySetup(k), aux: append(append([]string{update.ID()}, lookupAux...), updateAux...),
 				copy: func(b *builder, i int) {
 					updateCopy(b)
-					mapArgs(b)
-					b.add(asm.FnMapDeleteElem.Call())
+					deleteCopy(b)
 				}})
+			if k.typ != ebpf.LPMTrie {
+				bs = append(bs, outcomeBenches(k, maps)...)
+			}
 		}
 	}
 	return bs

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,4 +113,33 @@ func roundTrip(t *testing.T, tg *target.Target) *target.Target {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	return back
+}
+
+// TestRunOutcomes runs the outcome programs of an LRU hash on the kernel
+// (a lookup and a delete that miss, an insert paired with its delete):
+// each loads, passes the verifier and is measured, and the insert's
+// figure has the missing delete's subtracted (it needs that measurement).
+func TestRunOutcomes(t *testing.T) {
+	want := []string{"helpers.map_lookup_elem.lru_hash/miss", "helpers.map_delete_elem.lru_hash/miss",
+		"helpers.map_update_elem.lru_hash/insert"}
+	only := func(id string) bool {
+		return slices.Contains(want, id) || strings.HasPrefix(id, "classes.alu64") || id == "classes.ld_imm64/indep"
+	}
+	res, err := Run(context.Background(), Options{Quick: true, Runs: 3, only: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, m := range res.Measurements {
+		if m.Err != nil {
+			t.Errorf("%s: %v", m.ID(), m.Err)
+			continue
+		}
+		got[m.ID()] = len(m.Runs) == 3
+	}
+	for _, id := range want {
+		if !got[id] {
+			t.Errorf("%s not measured in 3 runs (measured: %v)", id, got)
+		}
+	}
 }

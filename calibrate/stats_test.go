@@ -123,3 +123,35 @@ func TestTargetHelperKeys(t *testing.T) {
 		t.Errorf("hash lookup without a key size %g, want the dearest 36", got)
 	}
 }
+
+// TestTargetOutcomes: an outcome dearer than the hit with the largest key
+// (here a miss, 4 ns dearer) prices the map type and raises every key
+// size by the difference; a cheaper one changes nothing.
+func TestTargetOutcomes(t *testing.T) {
+	m := func(key, variant string, high float64) *Measurement {
+		return &Measurement{Key: key, Variant: variant, Spread: target.Spread{Min: high / 2, Median: high, High: high, Max: high}}
+	}
+	res := &Result{Options: Options{Runs: 1, Percentile: 90}, Measurements: []*Measurement{
+		m("helpers.map_lookup_elem.hash", "key40", 36),
+		m("helpers.map_lookup_elem.hash", "key4", 18),
+		m("helpers.map_lookup_elem.hash", "miss", 40),
+		m("helpers.map_lookup_elem.lru_hash", "key40", 30),
+		m("helpers.map_lookup_elem.lru_hash", "key4", 20),
+		m("helpers.map_lookup_elem.lru_hash", "miss", 25),
+	}}
+	tg, err := res.Target("t", Throughput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Helpers["map_lookup_elem"]["hash"][0]; got != 40 {
+		t.Errorf("hash lookup %g, want the miss's 40", got)
+	}
+	ks := tg.HelperKeys["map_lookup_elem"]["hash"]
+	if len(ks) != 2 || ks[0].Cost[0] != 22 || ks[1].Cost[0] != 40 {
+		t.Errorf("hash lookup by key size %v, want 22 and 40", ks)
+	}
+	ks = tg.HelperKeys["map_lookup_elem"]["lru_hash"]
+	if len(ks) != 2 || ks[0].Cost[0] != 20 || ks[1].Cost[0] != 30 {
+		t.Errorf("LRU lookup by key size %v, want 20 and 30 (the miss is cheaper)", ks)
+	}
+}

@@ -11,7 +11,9 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/internal/bpftest"
 	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/mapstate"
 	"github.com/dpperf/dpperf/replay"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 var mixedPcap = filepath.Join(testobj.Root(), "examples", "interface", "mixed.pcap")
@@ -99,5 +101,63 @@ func TestVerdictMismatch(t *testing.T) {
 	s[0].Verdict = 4
 	if _, err := m.Measure(context.Background(), s); err == nil || !strings.Contains(err.Error(), s[0].Class) {
 		t.Errorf("error %v, want a verdict mismatch naming the class", err)
+	}
+}
+
+// TestWarmUndo: a run's undo puts back exactly the state it met (the
+// new-flow packet's undo deletes the flow it inserted), and warm
+// measurement of every class ends in the last sample's state.
+func TestWarmUndo(t *testing.T) {
+	m, p := open(t, 3)
+	m.opts.Warm = true
+	reps, err := replay.Representatives(context.Background(), p, mixedPcap, replay.Options{}, 1, classOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := FromReps(reps)
+	sawInsert := false
+	for _, s := range samples {
+		if err := m.run.Fill(s.State.Canonical(p)); err != nil {
+			t.Fatal(err)
+		}
+		before, err := m.run.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.run.Run(testrun.Input{Packet: s.Packet}); err != nil {
+			t.Fatal(err)
+		}
+		u, err := m.run.UndoTo(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(s.Class, "flows.update") {
+			sawInsert = true
+			if u.Len() == 0 {
+				t.Errorf("class %s: the run inserted a flow but the undo is empty", s.Class)
+			}
+		}
+		if err := m.run.Apply(u); err != nil {
+			t.Fatal(err)
+		}
+		after, err := m.run.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := mapstate.Diff(p, before, after); len(d) > 0 {
+			t.Errorf("class %s: after the undo %v", s.Class, d)
+		}
+	}
+	if !sawInsert {
+		t.Error("no new-flow sample in the trace")
+	}
+	rep, err := m.Measure(context.Background(), samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Classes {
+		if c.Runs != 3*c.Samples || !(c.Min > 0) {
+			t.Errorf("class %s: %+v", c.Name, c)
+		}
 	}
 }

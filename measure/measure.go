@@ -196,7 +196,7 @@ func timed(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64,
 // state (package classtime), and adds the per-packet cost of an empty
 // program when repeated, so the figure compares with repeated ones.
 func single(p *bpfprog.Program, state *mapstate.State, in testrun.Input, verdict uint32) (float64, error) {
-	ct, err := classtime.Open(p, classtime.Options{Runs: SingleRuns, Repeat: -1})
+	ct, err := classtime.Open(p, classtime.Options{Runs: SingleRuns, Repeat: -1, Warm: true})
 	if err != nil {
 		return 0, err
 	}

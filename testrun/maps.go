@@ -33,20 +33,7 @@ func (r *Runner) fill(s *mapstate.State) error {
 				return fmt.Errorf("map %s: clear: %w", name, err)
 			}
 			for i, e := range entriesOf(s, name) {
-				var err error
-				if mapstate.PerCPU(pm.Type) {
-					vals := e.Values
-					if vals == nil {
-						vals = slices.Repeat([]mapstate.Hex{e.Value}, r.ncpu)
-					}
-					if len(vals) != r.ncpu {
-						return fmt.Errorf("map %s: entry %d: %d per-CPU values, want %d", name, i, len(vals), r.ncpu)
-					}
-					err = m.Update([]byte(e.Key), toBytes(vals), ebpf.UpdateAny)
-				} else {
-					err = m.Update([]byte(e.Key), []byte(e.Value), ebpf.UpdateAny)
-				}
-				if err != nil {
+				if err := r.put(m, pm.Type, e); err != nil {
 					return fmt.Errorf("map %s: entry %d: %w", name, i, err)
 				}
 			}
