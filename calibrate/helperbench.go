@@ -216,6 +216,16 @@ func helperBenches() []*bench {
 				b.add(asm.LoadMapPtr(asm.R1, 0).WithReference("dev"), asm.Mov.Imm(asm.R2, 0), asm.Mov.Imm(asm.R3, 0),
 					asm.FnRedirectMap.Call())
 			}},
+		// Lookups in the maps of sockets and devices. The kernel inlines
+		// the socket map's (a bounds check and a load), so an empty one,
+		// whose lookups miss, prices a hit too.
+		{key: "helpers.map_lookup_elem.xskmap", group: helperGroup, aux: lookupAux,
+			maps:  []mapDef{{name: "m", typ: ebpf.XSKMap, key: 4, value: 4, max: 64}},
+			setup: func(b *builder) { b.zeroStack(128) }, copy: lookupCopy},
+		{key: "helpers.map_lookup_elem.devmap", group: helperGroup, aux: lookupAux,
+			maps: []mapDef{{name: "m", typ: ebpf.DevMap, key: 4, value: 4, max: 64,
+				contents: []ebpf.MapKV{{Key: uint32(0), Value: uint32(1)}}}},
+			setup: func(b *builder) { b.zeroStack(128) }, copy: lookupCopy},
 		// perf_event_output with no event open on the CPU, as under
 		// BPF_PROG_TEST_RUN: the array lookup and the error path.
 		{key: "helpers.perf_event_output", group: helperGroup,

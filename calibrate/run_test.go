@@ -116,12 +116,13 @@ func roundTrip(t *testing.T, tg *target.Target) *target.Target {
 }
 
 // TestRunOutcomes runs the outcome programs of an LRU hash on the kernel
-// (a lookup and a delete that miss, an insert paired with its delete):
+// (a lookup and a delete that miss, an insert paired with its delete) and
+// the lookups in a socket map and a device map:
 // each loads, passes the verifier and is measured, and the insert's
 // figure has the missing delete's subtracted (it needs that measurement).
 func TestRunOutcomes(t *testing.T) {
 	want := []string{"helpers.map_lookup_elem.lru_hash/miss", "helpers.map_delete_elem.lru_hash/miss",
-		"helpers.map_update_elem.lru_hash/insert"}
+		"helpers.map_update_elem.lru_hash/insert", "helpers.map_lookup_elem.xskmap", "helpers.map_lookup_elem.devmap"}
 	only := func(id string) bool {
 		return slices.Contains(want, id) || strings.HasPrefix(id, "classes.alu64") || id == "classes.ld_imm64/indep"
 	}

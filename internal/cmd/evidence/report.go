@@ -44,6 +44,10 @@ type Row struct {
 	// "intermediate" (no example), "unchecked".
 	Status string `json:"status"`
 	Note   string `json:"note,omitempty"`
+	// Dominant is the bound path's dearest source line with its share
+	// of the path's cost, reported where a path runs at more than twice
+	// its predicted rate.
+	Dominant string `json:"dominant,omitempty"`
 }
 
 // PathRow is one path the replays of a program ran, with its own
@@ -81,11 +85,30 @@ func (row *Row) add(r *bound.Result) {
 		notes = append(notes, m.Unchecked)
 	}
 	row.Note = strings.Join(notes, "; ")
+	row.Dominant = dominant(r.Paths[0].Lines)
 	for _, c := range m.Checks {
 		pr := row.path(c.Path, c.How)
 		pr.Predicted, pr.Expected = c.Predicted, c.Expected
 		pr.Measured = append(pr.Measured, c.Measured)
 	}
+}
+
+// dominant names the line with the largest share of a path's cost.
+func dominant(lines []bound.SourceLine) string {
+	var top *bound.SourceLine
+	for i := range lines {
+		if top == nil || lines[i].Share > top.Share {
+			top = &lines[i]
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	text := strings.TrimSpace(top.Text)
+	if text == "" {
+		text = "no source text"
+	}
+	return fmt.Sprintf("%s (%s), %.0f%% of the path's cost", top.Loc, text, 100*top.Share)
 }
 
 // path is the row's entry for path and how, added when new.
@@ -233,6 +256,11 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	for _, r := range rep.Rows {
 		if r.Status != "held" && r.Status != "VIOLATED" {
 			fmt.Fprintf(w, "- %s not compared: %s %s\n", r.Program, r.Status, r.Note)
+		}
+		for _, p := range r.Paths {
+			if p.Ratio < 0.5 && r.Dominant != "" {
+				fmt.Fprintf(w, "- %s, path %s: predicted / measured %.2f; the bound's dearest line is %s\n", r.Program, p.Path, p.Ratio, r.Dominant)
+			}
 		}
 	}
 	return nil

@@ -85,3 +85,34 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("file name %s", rep.base())
 	}
 }
+
+// TestDominantLine: a path that runs at more than twice its prediction is
+// listed with the bound path's dearest line and its share; one within
+// twice is not.
+func TestDominantLine(t *testing.T) {
+	rep := &Report{Date: "2026-11-25T00:00:00Z", Target: "host", Reps: 1}
+	lines := []bound.SourceLine{{Loc: "-", Text: "(per-packet overhead of the target)", Share: 0.2},
+		{Loc: "x.c:42", Text: "  v = bpf_map_lookup_elem(&m, &k);", Share: 0.64}, {Loc: "x.c:43", Share: 0.16}}
+	for _, c := range []struct {
+		name       string
+		pred, meas float64
+	}{{"slow", 10e6, 40e6}, {"tight", 10e6, 15e6}} {
+		r := result("ssp", c.pred, ran(example(c.pred, c.meas)))
+		r.Paths[0].Lines = lines
+		row := &Row{Program: c.name}
+		row.add(r)
+		rep.Rows = append(rep.Rows, row)
+	}
+	rep.summarize()
+	var md strings.Builder
+	if err := rep.writeMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	want := "- slow, path example: predicted / measured 0.25; the bound's dearest line is x.c:42 (v = bpf_map_lookup_elem(&m, &k);), 64% of the path's cost"
+	if !strings.Contains(md.String(), want) {
+		t.Errorf("no %q in\n%s", want, md.String())
+	}
+	if strings.Contains(md.String(), "- tight") {
+		t.Errorf("a path within twice its prediction listed:\n%s", md.String())
+	}
+}
