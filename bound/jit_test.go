@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cilium/ebpf/asm"
+
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
@@ -56,5 +58,41 @@ func TestTargetInstructions(t *testing.T) {
 	p := r.Paths[0]
 	if p.TargetInstructions <= p.Instructions || p.TargetInstructions > r.TargetInstructions {
 		t.Errorf("path: %d target instructions for %d BPF instructions, program %d", p.TargetInstructions, p.Instructions, r.TargetInstructions)
+	}
+}
+
+// The second row of countmin.o, from the instruction after the first
+// atomic add through the second, translates to the 108 NFP instructions
+// that target/nfp's TestCountMinRow derives from jit.c, plus the raw
+// lookup's 9.
+func TestCountMinRowObject(t *testing.T) {
+	p, err := bpfprog.LoadFile(testobj.Built(t, "countmin"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Load("nfp-agilio-cx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newNFPTranslator(g, tg)
+	var adds []int
+	for i, ins := range p.Insns {
+		if ins.OpCode.Mode() == asm.AtomicMode {
+			adds = append(adds, i)
+		}
+	}
+	if len(adds) != 5 {
+		t.Fatalf("%d atomic adds, want one per row (5)", len(adds))
+	}
+	n := 0
+	for i := adds[0] + 1; i <= adds[1]; i++ {
+		n += x.Insn(i).Insns
+	}
+	if n != 108+9 {
+		t.Errorf("row 1: %d NFP instructions, want 117", n)
 	}
 }
