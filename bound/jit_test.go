@@ -12,7 +12,8 @@ import (
 	"github.com/dpperf/dpperf/target"
 )
 
-func nfpNaive(t *testing.T, name string) *Result {
+// nfpGraph loads example name's graph and the nfp-agilio-cx target.
+func nfpGraph(t *testing.T, name string) (*cfg.Graph, *target.Target) {
 	t.Helper()
 	p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
 	if err != nil {
@@ -26,6 +27,12 @@ func nfpNaive(t *testing.T, name string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g, tg
+}
+
+func nfpNaive(t *testing.T, name string) *Result {
+	t.Helper()
+	g, tg := nfpGraph(t, name)
 	r, err := Naive(context.Background(), Cost(g, tg), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -66,18 +73,8 @@ func TestTargetInstructions(t *testing.T) {
 // that target/nfp's TestCountMinRow derives from jit.c, plus the raw
 // lookup's 9.
 func TestCountMinRowObject(t *testing.T) {
-	p, err := bpfprog.LoadFile(testobj.Built(t, "countmin"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := target.Load("nfp-agilio-cx")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, tg := nfpGraph(t, "countmin")
+	p := g.Prog
 	x := newNFPTranslator(g, tg)
 	var adds []int
 	for i, ins := range p.Insns {

@@ -70,6 +70,7 @@ type verdict struct {
 	out     symex.Outcome
 	example *symex.Example
 	larger  bool // satisfiable only with packets of at least job.below bytes
+	family  bool // impossible: it takes a family proven impossible (decided without a worker)
 	err     error
 }
 
@@ -220,6 +221,16 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 				continue // refuted while it waited
 			}
 			if s.lemmas != nil && s.lemmas.Covering(p.Edges) > 0 {
+				if s.famsOff {
+					// The enumeration can no longer leave the families
+					// out (the product grew too large): the path takes
+					// one, so it is decided here, impossible, without a
+					// worker or the solver.
+					s.paths[s.next] = p
+					s.done[s.next] = verdict{rank: s.next, out: symex.Outcome{Result: smt.Unsat, Prefix: len(p.Edges)}, family: true}
+					s.next++
+					continue
+				}
 				// A family proven since the enumeration last restarted
 				// holds the path: restart it without the new families.
 				if err := s.avoidFamilies(); err != nil {
@@ -377,6 +388,9 @@ func (s *search) advance() {
 		switch v.out.Result {
 		case smt.Unsat:
 			s.stats.Refuted++
+			if v.family {
+				s.stats.ByFamily++
+			}
 		case smt.Unknown:
 			s.stats.Unknown++
 			s.consider(p, v, p.Key)
