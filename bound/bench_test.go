@@ -97,6 +97,7 @@ func BenchmarkSSPChecks(b *testing.B) {
 		{"ipv6ext_quic", "nfp-agilio-cx", BitRate, 200},
 		{"explode_pairs", "nfp-agilio-cx", PacketRate, 20000},
 		{"explode_far", "nfp-agilio-cx", PacketRate, 20000},
+		{"rtp_table", "nfp-agilio-cx", PacketRate, 0},
 	}
 	for _, bc := range cases {
 		b.Run(bc.prog+"/"+bc.target+"/"+bc.metric.String(), func(b *testing.B) {
