@@ -41,6 +41,7 @@ $(BPF_OUT)/%.o: examples/xdp/%.c examples/xdp/common.h build/include/gnu/stubs-3
 $(BPF_OUT)/countmin10.o $(BPF_OUT)/countmin15.o $(BPF_OUT)/countmin20.o: examples/xdp/countmin.c
 $(BPF_OUT)/quiclb6.o: examples/xdp/quiclb.c
 $(BPF_OUT)/rtp_table.o: examples/xdp/rtp_transcode.c
+$(BPF_OUT)/dnsbucket.o: examples/xdp/dnscache.c
 $(BPF_OUT)/labelcase.o: examples/xdp/labels.c
 # The plainest build, as the object's comment says: no -g, so no BTF.
 $(BPF_OUT)/text_nobtf.o: examples/xdp/text_nobtf.c examples/xdp/common.h build/include/gnu/stubs-32.h

@@ -27,12 +27,13 @@ func copyProg(t *testing.T, n, split int) *Prog {
 
 // Six pairs of a 48-byte copy become one nfp_cpp_memcpy: the read (length
 // override above 32 bytes, the command, 12 transfer moves, the reload of
-// R3), one DRAM read, and the write (immed of the length and an indirect
+// R3), priced on the DRAM engine as the six 8-byte reads it replaces, and
+// the write (immed of the length and an indirect
 // write32); the other ten instructions are carried by them.
 func TestCopyMerged(t *testing.T) {
 	a := copyProg(t, 6, -1)
 	rd, wr := a.Insn(1), a.Insn(2)
-	if rd.Insns != 1+1+12+2 || rd.DRAMReads != 1 || rd.Latency != LatencyDRAM || rd.From != "nfp_cpp_memcpy" {
+	if rd.Insns != 1+1+12+2 || rd.DRAMReads != 6 || rd.Latency != LatencyDRAM || rd.From != "nfp_cpp_memcpy" {
 		t.Errorf("read: %+v", rd)
 	}
 	if wr.Insns != 2 || wr.DRAMReads != 0 || wr.Latency != LatencySRAM {
@@ -46,14 +47,14 @@ func TestCopyMerged(t *testing.T) {
 }
 
 // A jump landing on the fourth pair ends the run there: two runs of 24
-// bytes, two DRAM reads.
+// bytes, two read commands of three engine reads each.
 func TestCopySplitByJump(t *testing.T) {
 	a := copyProg(t, 6, 3)
 	reads := 0
 	for i := range a.p.Insns {
 		reads += a.Insn(i).DRAMReads
 	}
-	if reads != 2 || a.copies[1] == nil || a.copies[7] == nil || a.copies[1].n != 24 {
+	if reads != 6 || a.copies[1] == nil || a.copies[7] == nil || a.copies[1].n != 24 {
 		t.Errorf("%d DRAM reads, runs %v", reads, a.copies)
 	}
 }
