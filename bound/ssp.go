@@ -203,7 +203,9 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 	for {
 		// Dispatch while a worker is free and the next path could still
 		// beat the best satisfiable one.
-		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil {
+		// Paths decided here without a worker wait in done for advance:
+		// at most decidedBatch of them, so that they do not pile up.
+		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil && len(s.done) < decidedBatch {
 			key, ok := s.ord.Peek()
 			if !ok || key >= s.best {
 				s.exhaust = !ok
@@ -303,6 +305,10 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		s.done[v.rank] = v
 	}
 }
+
+// decidedBatch is how many decided paths the dispatcher holds before it
+// takes them in (advance).
+const decidedBatch = 1024
 
 // needsLonger reports whether j's path, by its own bounds checks, needs a
 // packet too long to lower the best bit rate (job.below), without the
