@@ -95,7 +95,9 @@ func BenchmarkSSPChecks(b *testing.B) {
 		{"dns_qname", "x86-64", PacketRate, 200},
 		{"dns_qname", "nfp-agilio-cx", PacketRate, 40},
 		{"ipv6ext_quic", "nfp-agilio-cx", BitRate, 200},
-		{"explode_pairs", "nfp-agilio-cx", PacketRate, 2000},
+		{"explode_pairs", "nfp-agilio-cx", PacketRate, 20000},
+		{"explode_far", "nfp-agilio-cx", PacketRate, 20000},
+		{"rtp_table", "nfp-agilio-cx", PacketRate, 0},
 	}
 	for _, bc := range cases {
 		b.Run(bc.prog+"/"+bc.target+"/"+bc.metric.String(), func(b *testing.B) {

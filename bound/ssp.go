@@ -70,6 +70,7 @@ type verdict struct {
 	out     symex.Outcome
 	example *symex.Example
 	larger  bool // satisfiable only with packets of at least job.below bytes
+	family  bool // impossible: it takes a family proven impossible (decided without a worker)
 	err     error
 }
 
@@ -202,7 +203,9 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 	for {
 		// Dispatch while a worker is free and the next path could still
 		// beat the best satisfiable one.
-		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil {
+		// Paths decided here without a worker wait in done for advance:
+		// at most decidedBatch of them, so that they do not pile up.
+		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil && len(s.done) < decidedBatch {
 			key, ok := s.ord.Peek()
 			if !ok || key >= s.best {
 				s.exhaust = !ok
@@ -220,6 +223,16 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 				continue // refuted while it waited
 			}
 			if s.lemmas != nil && s.lemmas.Covering(p.Edges) > 0 {
+				if s.famsOff {
+					// The enumeration can no longer leave the families
+					// out (the product grew too large): the path takes
+					// one, so it is decided here, impossible, without a
+					// worker or the solver.
+					s.paths[s.next] = p
+					s.done[s.next] = verdict{rank: s.next, out: symex.Outcome{Result: smt.Unsat, Prefix: len(p.Edges)}, family: true}
+					s.next++
+					continue
+				}
 				// A family proven since the enumeration last restarted
 				// holds the path: restart it without the new families.
 				if err := s.avoidFamilies(); err != nil {
@@ -293,16 +306,9 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 	}
 }
 
-// needsLonger reports whether j's path, by its own bounds checks, needs a
-// packet too long to lower the best bit rate (job.below), without the
-// solver.
-func needsLonger(ch *symex.Checker, j job) bool {
-	if j.below == 0 {
-		return false
-	}
-	n, ok := ch.LeastLength(j.path.Edges)
-	return ok && n >= int64(j.below)
-}
+// decidedBatch is how many decided paths the dispatcher holds before it
+// takes them in (advance).
+const decidedBatch = 1024
 
 // avoidFamilies restarts the enumeration without the families proven
 // impossible since it last did. It is called when the enumeration produced
@@ -377,6 +383,9 @@ func (s *search) advance() {
 		switch v.out.Result {
 		case smt.Unsat:
 			s.stats.Refuted++
+			if v.family {
+				s.stats.ByFamily++
+			}
 		case smt.Unknown:
 			s.stats.Unknown++
 			s.consider(p, v, p.Key)
@@ -464,30 +473,4 @@ func (s *search) end(ctx context.Context) error {
 		return fmt.Errorf("no path of the program can run: every one of the %d paths is contradictory", s.stats.Checked)
 	}
 	return nil
-}
-
-// check decides one dispatched path on checker ch into v.
-func check(limit context.Context, ch *symex.Checker, j job, v *verdict) {
-	if needsLonger(ch, j) {
-		// Its bounds checks need packets too long to lower
-		// the bound, whether it can run or not.
-		v.out, v.larger = symex.Outcome{Result: smt.Sat, Prefix: len(j.path.Edges)}, true
-		return
-	}
-	v.out, v.err = ch.Check(limit, j.path.Edges)
-	if v.err == nil && v.out.Result == smt.Sat && j.below > 0 {
-		// Unsat with hashes left free stays unsat with
-		// their exact values: the path cannot lower the bound.
-		var res smt.Result
-		res, v.err = ch.Shorter(limit, j.below)
-		v.larger = res == smt.Unsat
-	}
-	if v.err == nil && v.out.Result == smt.Sat && !v.larger {
-		v.example, v.err = ch.Example(limit)
-		if errors.Is(v.err, symex.ErrHashRefuted) {
-			// Possible only with free hashes: refuted, no
-			// prefix pruned.
-			v.out, v.err = symex.Outcome{Result: smt.Unsat, Prefix: len(j.path.Edges)}, nil
-		}
-	}
 }

@@ -292,7 +292,7 @@ func (m *machine) enter(lenTerm term) {
 	st.regs[asm.R10] = pointer(regStack, 0, konst(64, 0))
 	st.stacks, st.owned = nil, nil
 	st.newFrame()
-	st.pkt = packet{arr: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
+	st.pkt = packet{arr: "pkt0", base: "pkt0", head: konst(64, 0), meta: konst(64, 0), end: lenTerm}
 	st.lookups = map[string]int{}
 	st.decided = newPmap[string, bool]()
 	st.eqs, st.loads = newPmap[string, uint64](), newPmap[string, term]()

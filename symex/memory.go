@@ -1,6 +1,7 @@
 package symex
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -54,6 +55,43 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 	for i := 0; i < n; i++ {
 		parts[n-1-i] = "(select " + arr + " " + m.index(off, i).s + ")"
 	}
+	return m.loaded(parts)
+}
+
+// loadPacket reads n bytes of the packet at a 64-bit offset: a byte at a
+// constant index is the last byte a store left there, or the packet's
+// before those stores (packet.base).
+func (m *machine) loadPacket(off term, n int) term {
+	pkt := &m.st.pkt
+	parts := make([]string, n)
+	c, known := uint64(0), true // the value, while every byte is a constant
+	for i := 0; i < n; i++ {
+		at := m.index(off, i)
+		parts[n-1-i] = "(select " + pkt.arr + " " + at.s + ")"
+		byteKnown := false
+		if at.known {
+			parts[n-1-i] = "(select " + pkt.base + " " + at.s + ")"
+			for j := len(pkt.wrote) - 1; j >= 0; j-- {
+				if v := pkt.wrote[j].v; pkt.wrote[j].at == uint32(at.c) {
+					parts[n-1-i] = v.s
+					byteKnown = v.known
+					c |= v.c << (8 * i)
+					break
+				}
+			}
+		}
+		known = known && byteKnown
+	}
+	if known {
+		return konst(uint16(8*n), c)
+	}
+	return m.loaded(parts)
+}
+
+// loaded is the term of a load of the bytes parts (most significant
+// first), the same term for the same bytes on the path.
+func (m *machine) loaded(parts []string) term {
+	n := len(parts)
 	expr := parts[0]
 	if n > 1 {
 		expr = "(concat " + strings.Join(parts, " ") + ")"
@@ -67,16 +105,34 @@ func (m *machine) loadBytes(arr string, off term, n int) term {
 }
 
 // storeBytes writes the low n bytes of v into an array at off and returns
-// the new version's name.
-func (m *machine) storeBytes(arr string, off term, n int, v term) string {
+// the new version's name and the bytes written.
+func (m *machine) storeBytes(arr string, off term, n int, v term) (string, []term) {
 	expr := arr
+	bytes := make([]term, n)
 	for i := 0; i < n; i++ {
-		byt := m.b.extract(v, uint16(8*i+7), uint16(8*i))
-		expr = "(store " + expr + " " + m.index(off, i).s + " " + byt.s + ")"
+		bytes[i] = m.b.extract(v, uint16(8*i+7), uint16(8*i))
+		expr = "(store " + expr + " " + m.index(off, i).s + " " + bytes[i].s + ")"
 	}
 	name := m.b.name("m")
 	m.b.emit("(define-fun " + name + " () " + arraySort + " " + expr + ")")
-	return name
+	return name, bytes
+}
+
+// storePacket writes the low n bytes of v into the packet at off.
+func (m *machine) storePacket(off term, n int, v term) {
+	pkt := &m.st.pkt
+	var bytes []term
+	pkt.arr, bytes = m.storeBytes(pkt.arr, off, n, v)
+	if !off.known {
+		pkt.base, pkt.wrote = pkt.arr, nil
+		return
+	}
+	// The slice may be shared with the state this one was cloned from.
+	w := slices.Clip(pkt.wrote)
+	for i, byt := range bytes {
+		w = append(w, stored{at: uint32(off.c + uint64(i)), v: byt})
+	}
+	pkt.wrote = w
 }
 
 // index is the 32-bit array index of off+i.
@@ -96,7 +152,7 @@ func (m *machine) load(p value, off int64, size int) (value, error) {
 		}
 		return m.ctxLoad(int64(at.c), size)
 	case regPacket:
-		return scalar(b.zext(m.loadBytes(st.pkt.arr, at, size), 64)), nil
+		return scalar(b.zext(m.loadPacket(at, size), 64)), nil
 	case regObj:
 		return scalar(b.zext(m.loadBytes(st.objs[p.obj].arr, at, size), 64)), nil
 	case regStack:
@@ -120,10 +176,10 @@ func (m *machine) store(p value, off int64, size int, v value) error {
 	case regCtx:
 		m.note("stores to the context are not modelled")
 	case regPacket:
-		st.pkt.arr = m.storeBytes(st.pkt.arr, at, size, v.off)
+		m.storePacket(at, size, v.off)
 	case regObj:
 		o := &st.objs[p.obj]
-		o.arr = m.storeBytes(o.arr, at, size, v.off)
+		o.arr, _ = m.storeBytes(o.arr, at, size, v.off)
 	case regStack:
 		if err := m.inFrame(at, size); err != nil {
 			return err
@@ -272,6 +328,6 @@ func (m *machine) havoc(p value) {
 	case regPacket:
 		arr := m.b.name("h")
 		m.b.emit("(declare-const " + arr + " " + arraySort + ")")
-		st.pkt.arr = arr
+		st.pkt.arr, st.pkt.base, st.pkt.wrote = arr, arr, nil
 	}
 }

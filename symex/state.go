@@ -83,10 +83,22 @@ type frame struct {
 // pointer the program received; head, meta and end move with the adjust
 // helpers.
 type packet struct {
-	arr  string // current version of the byte array
-	head term   // data
-	meta term   // data_meta
-	end  term   // data_end
+	arr string // current version of the byte array
+	// arr is base with the bytes of wrote stored, in order, at constant
+	// offsets: a load at a constant offset takes the last byte stored
+	// there, or base's, instead of reading through the chain of stores
+	// (which the solver expands and simplifies again for every read).
+	base  string
+	wrote []stored
+	head  term // data
+	meta  term // data_meta
+	end   term // data_end
+}
+
+// stored is a byte written to the packet at a constant index.
+type stored struct {
+	at uint32
+	v  term
 }
 
 // state is the machine state after a prefix of a path.

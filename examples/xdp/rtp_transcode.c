@@ -5,8 +5,25 @@
  * the packet goes back out. Each byte is decoded to linear PCM as G.711's
  * a-law expansion and encoded again as µ-law, without branches: the
  * segment of the µ-law code is a count of comparisons done by subtraction.
- * Packets with CSRCs or a header extension are passed to the host. */
+ * Packets with CSRCs or a header extension are passed to the host.
+ *
+ * Built as rtp_table.o with RTP_TABLE set: the shape of the paper's
+ * transcoder, a table lookup per byte in a 256-entry array map (raw DRAM
+ * on the NFP) that the control plane fills with G.711's a-law to µ-law
+ * codes. */
 #include "common.h"
+
+#ifdef RTP_TABLE
+#define RTP_PROG rtp_table
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u32);
+} a2u SEC(".maps");
+#else
+#define RTP_PROG rtp_transcode
+#endif
 
 #define RTP_PORT 5004
 #define PT_PCMU 0
@@ -42,7 +59,7 @@ static __always_inline __u8 alaw_to_ulaw(__u64 a)
 }
 
 SEC("xdp")
-int rtp_transcode(struct xdp_md *ctx)
+int RTP_PROG(struct xdp_md *ctx)
 {
 	void *data = PKT_DATA(ctx), *data_end = PKT_END(ctx);
 	struct ethhdr *eth = data;
@@ -61,7 +78,15 @@ int rtp_transcode(struct xdp_md *ctx)
 	for (int i = 0; i < MAX_PAYLOAD; i++) {
 		if ((void *)(payload + i + 1) > data_end)
 			break;
+#ifdef RTP_TABLE
+		__u32 key = payload[i];
+		__u32 *u = bpf_map_lookup_elem(&a2u, &key);
+		if (!u)
+			return XDP_ABORTED;
+		payload[i] = *u;
+#else
 		payload[i] = alaw_to_ulaw(payload[i]);
+#endif
 	}
 	rtp->mpt = (rtp->mpt & 0x80) | PT_PCMU;
 	udp->check = 0;

@@ -9,6 +9,7 @@ import (
 var aluNames = map[asm.ALUOp]string{asm.And: "and", asm.Or: "or", asm.Xor: "xor", asm.Add: "add", asm.Sub: "sub"}
 
 func (a *Prog) alu64(i int, ins asm.Instruction) Seq {
+	ins = negAddSub(ins)
 	op := ins.OpCode
 	imm := op.Source() == asm.ImmSource
 	lo, hi := uint32(ins.Constant), uint32(uint64(ins.Constant)>>32)
@@ -59,6 +60,7 @@ func (a *Prog) alu64(i int, ins asm.Instruction) Seq {
 }
 
 func (a *Prog) alu32(i int, ins asm.Instruction) Seq {
+	ins = negAddSub(ins)
 	op := ins.OpCode
 	imm := op.Source() == asm.ImmSource
 	v := uint32(ins.Constant)
@@ -123,6 +125,29 @@ func (a *Prog) alu32(i int, ins asm.Instruction) Seq {
 	}
 	s.add(a.zextLen(i))
 	return s
+}
+
+// negAddSub is nfp_bpf_opt_neg_add_sub: an add or sub of a negative
+// immediate becomes the other operation of its absolute value, which is
+// more often small enough for the instruction's own operand (ur_load_imm_any
+// encodes up to 0xff without an immed), and its upper word is zero instead
+// of all ones. The JIT negates the 32-bit immediate, so -2^31 stays itself
+// (its operation is flipped all the same).
+func negAddSub(ins asm.Instruction) asm.Instruction {
+	op := ins.OpCode
+	if op.Source() != asm.ImmSource || int32(ins.Constant) >= 0 {
+		return ins
+	}
+	switch op.ALUOp() {
+	case asm.Add:
+		ins.OpCode = op.SetALUOp(asm.Sub)
+	case asm.Sub:
+		ins.OpCode = op.SetALUOp(asm.Add)
+	default:
+		return ins
+	}
+	ins.Constant = int64(-int32(ins.Constant))
+	return ins
 }
 
 // mulLen is wrp_mul: a 16x16 multiply when both operands are known to fit

@@ -25,9 +25,12 @@ type Prog struct {
 	regions []Region
 	maps    []*bpfprog.Map
 	jumpDst []bool
-	zext    []bool     // FLAG_INSN_DO_ZEXT
-	cache   []pktCache // nfp_bpf_opt_pkt_cache
-	depth   []int      // stack frame depth of each function, rounded up to 8
+	zext    []bool           // FLAG_INSN_DO_ZEXT
+	cache   []pktCache       // nfp_bpf_opt_pkt_cache
+	depth   []int            // stack frame depth of each function, rounded up to 8
+	copies  map[int]*copyRun // nfp_bpf_opt_ldst_gather runs by their first load
+	copyOf  map[int]*copyRun // the same runs by their first store
+	merged  []bool           // loads and stores a run carries (skipped)
 }
 
 // pktCache is the packet cache range of a packet load.
@@ -52,6 +55,11 @@ func Analyze(p *bpfprog.Program, regions []Region, maps []*bpfprog.Map) *Prog {
 	a.depth = make([]int, len(p.Funcs))
 	for f, fn := range p.Funcs {
 		a.depth[f] = stackDepth(p.Insns[fn.Start:fn.End])
+	}
+	a.copies, a.merged = a.ldstGather()
+	a.copyOf = map[int]*copyRun{}
+	for _, r := range a.copies {
+		a.copyOf[r.store] = r
 	}
 	a.cache = a.packetCache()
 	return a

@@ -9,6 +9,11 @@ func (a *Prog) jump(i int, ins asm.Instruction) Seq {
 	jop := op.JumpOp()
 	wide := op.Class() == asm.JumpClass
 	imm := op.Source() == asm.ImmSource
+	if imm && ins.Constant < 0 && (jop == asm.JGE || jop == asm.JSGE || jop == asm.JLT || jop == asm.JSLT) {
+		// nfp_bpf_opt_neg_add_sub: cmp_imm adds the absolute value
+		// (jump_neg_op) instead of subtracting the negative one.
+		ins.Constant = int64(-int32(ins.Constant))
+	}
 	lo, hi := uint32(ins.Constant), uint32(uint64(ins.Constant)>>32)
 	s := Seq{}
 	switch jop {

@@ -214,7 +214,10 @@ func (a *Prog) atomic(i int, ins asm.Instruction) Seq {
 		s.Cycles += CyclesTaken
 	}
 	if maybe {
-		s.add(2 + 1 + 1) // immed of the indirect reference, ld_field, command
+		// The indirect reference (data in PREV_ALU, length 8 or 12) is
+		// 0x890 or 0xc90: one immed; then ld_field of the value and the
+		// command. jit.c counts the same 3 (out += 3).
+		s.add(1 + 1 + 1)
 		if over {
 			s.branch()
 		}

@@ -1,6 +1,7 @@
 package nfp
 
 import (
+	"math"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -80,8 +81,8 @@ func TestAtomicAdd(t *testing.T) {
 	p.Insns[1].Constant = int64(asm.Add)
 	a := Analyze(p, []Region{0, MapValue, 0}, nil)
 	s := a.Insn(1)
-	if s.Latency != 0 || s.DRAMAdds != 1 || s.Insns != 4 {
-		t.Errorf("got %+v, want a non-blocking 4-instruction add_imm", s)
+	if s.Latency != 0 || s.DRAMAdds != 1 || s.Insns != 3 {
+		t.Errorf("got %+v, want a non-blocking 3-instruction add_imm", s)
 	}
 }
 
@@ -101,6 +102,30 @@ func TestOtherLoadEndsPacketCache(t *testing.T) {
 	for i, want := range map[int]string{0: "mem_ldx_data_init_pktcache", 2: "mem_ldx_data_init_pktcache", 3: "mem_ldx_data_from_pktcache"} {
 		if got := a.Insn(i).From; got != want {
 			t.Errorf("instruction %d: %s, want %s", i, got, want)
+		}
+	}
+}
+
+// nfp_bpf_opt_neg_add_sub: an add or sub of a negative immediate, and the
+// ordered compares against one, use its absolute value; -2^31 negates to
+// itself (the JIT negates the 32-bit field), so its add becomes a sub of
+// the same immediate.
+func TestNegAddSub(t *testing.T) {
+	p := prog(t, asm.Instructions{
+		asm.Add.Imm32(asm.R3, -4),          // 0 sub 4: one alu, the zext (R3 read as 64 bits next)
+		asm.Sub.Imm(asm.R3, -300),          // 1 add 300: immed, add, addc of 0
+		asm.Add.Imm(asm.R3, math.MinInt32), // 2 immed 0x80000000, sub, immed ~0, subc
+		asm.Instruction{OpCode: asm.JLT.Op(asm.ImmSource), Dst: asm.R3, Constant: -5}, // 3 add 5, addc 0, branch
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Return(),
+	}, nil)
+	a := Analyze(p, nil, nil)
+	for i, want := range []struct {
+		insns int
+		from  string
+	}{{2, "wrp_alu32_imm"}, {3, "add_imm64"}, {4, "sub_imm64"}, {3, "cmp_imm"}} {
+		if s := a.Insn(i); s.Insns != want.insns || s.From != want.from {
+			t.Errorf("instruction %d (%v): %d from %s, want %d from %s", i, p.Insns[i], s.Insns, s.From, want.insns, want.from)
 		}
 	}
 }

@@ -7,6 +7,14 @@ import (
 // Insn returns the NFP code of instruction i (the first slot of a 64-bit
 // immediate load carries both halves).
 func (a *Prog) Insn(i int) Seq {
+	switch {
+	case a.copies[i] != nil:
+		return a.memcpyRead(a.copies[i])
+	case a.copyOf[i] != nil:
+		return a.memcpyWrite(a.copyOf[i])
+	case a.merged[i]:
+		return Seq{From: "nfp_bpf_opt_ldst_gather"} // carried by its run's first pair
+	}
 	ins := a.p.Insns[i]
 	op := ins.OpCode
 	switch cls := op.Class(); {
