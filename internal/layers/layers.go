@@ -69,6 +69,7 @@ var Of = map[string]Layer{
 	"model/lognic":        Analysis,
 	"model/program":       Analysis,
 	"profile/analyze":     Analysis,
+	"profile/hostjoin":    Analysis,
 	"profile/tracetext":   Analysis,
 	"profile/ctftrace":    Analysis,
 	"profile/report":      Analysis,
