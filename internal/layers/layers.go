@@ -70,6 +70,7 @@ var Of = map[string]Layer{
 	"model/program":       Analysis,
 	"profile/analyze":     Analysis,
 	"profile/hostjoin":    Analysis,
+	"profile/peer":        Analysis,
 	"profile/tracetext":   Analysis,
 	"profile/ctftrace":    Analysis,
 	"profile/report":      Analysis,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/dpperf/dpperf/profile/analyze"
@@ -242,4 +243,32 @@ func TestJoinRealTrace(t *testing.T) {
 		}
 	}
 	t.Logf("offset %.0f ns (true %.0f), bound %.0f ns, drift %.2f ppm, %d requests, shifted %d", c.OffsetNS, offset+drift*float64(c.RefNS), c.ErrorBoundNS, c.DriftPPM, c.Requests, res.Hosts.Join.Shifted)
+}
+
+// TestAnalyzePartial is the initiator's view when the peer could not be
+// had: every request analyzed, the target's stages merged into one, and
+// the reason carried to the report.
+func TestAnalyzePartial(t *testing.T) {
+	p, s := nvmePath(t)
+	w := world{offset: 1e9, n: 500, queues: 1, qd: 4, seed: 9}
+	initEvs, _ := w.events(p)
+	agg, _, hosts, err := s.Analyze(context.Background(), initEvs, nil, "peer 169.254.0.2:7070: connection refused", analyzeOpts(p), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := analyze.Summarize(agg, p, 1)
+	Annotate(prof, hosts, p)
+	if agg.Records() != int64(w.n) || hosts.Clock != nil || hosts.Partial == "" {
+		t.Fatalf("records %d, hosts %+v", agg.Records(), hosts)
+	}
+	var names []string
+	for _, st := range prof.Groups[0].Stages {
+		names = append(names, st.Name)
+	}
+	if got := strings.Join(names, ","); got != "host-issue,send-net-recv+target-queue+target-device+resp-net-recv,host-complete" {
+		t.Errorf("stages %s", got)
+	}
+	if len(prof.Warnings) == 0 || !strings.Contains(prof.Warnings[0], "target's stages partial: peer 169.254.0.2:7070") {
+		t.Errorf("warnings %q", prof.Warnings)
+	}
 }
