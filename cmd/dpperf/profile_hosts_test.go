@@ -107,3 +107,24 @@ func TestProfileAnalyzeTwoHostsUsage(t *testing.T) {
 		t.Errorf("block path over two hosts: exit %d, %s", code, errs)
 	}
 }
+
+func TestProfileRunTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--path", "nvme-tcp", "--peer", "169.254.0.2:7070"}, "need -token-file"},
+		{[]string{"--path", "nvme-tcp", "--serve", "127.0.0.1:0", "--token-file", short}, short + ": a token is one word"},
+		{[]string{"--path", "nvme-tcp", "--serve", "127.0.0.1:0", "--token-file", filepath.Join(dir, "none")}, "-token-file"},
+	} {
+		_, errs, code := runCmd(t, append([]string{"profile", "run"}, c.args...)...)
+		if code != fail.ExitInput || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q (want one line with %q)", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -132,3 +132,13 @@ func (r *recordSlice) NextRecord(rec *event.Record) error {
 	r.i++
 	return nil
 }
+
+// RecordsOf turns target halves into records (target events only), for
+// the target host's own profile of its stages.
+func RecordsOf(halves []Half) analyze.Source {
+	recs := make([]event.Record, len(halves))
+	for i, h := range halves {
+		recs[i] = event.Record{TS: h.TS, QID: h.QID, CID: h.CID}
+	}
+	return &recordSlice{recs: recs}
+}

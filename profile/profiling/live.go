@@ -40,6 +40,9 @@ type Live struct {
 	Quiet        bool      // no progress notes
 	// OnInterval, for an online task, gets the profile of each interval.
 	OnInterval func(*analyze.Profile)
+	// Hosts, when Serve or Peer is set, makes this one of a two-host run
+	// (see runHosts).
+	Hosts Hosts
 }
 
 // Result is the outcome of a Live run.
@@ -51,6 +54,9 @@ type Result struct {
 
 // Run collects and analyzes until the run ends, and returns the profile.
 func (l *Live) Run(ctx context.Context) (*Result, error) {
+	if l.Hosts.Serve != "" || l.Hosts.Peer != "" {
+		return l.runHosts(ctx)
+	}
 	kind := l.Collector.For(l.Path)
 	switch {
 	case l.Alternate > 0 && l.AlternateLog == "":
