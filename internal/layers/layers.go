@@ -38,6 +38,7 @@ var Of = map[string]Layer{
 	"internal/cmd/evidence":   CLI,
 	"internal/cmd/mutants":    CLI,
 	"internal/cmd/fleetcheck": CLI,
+	"internal/cmd/twohost":    CLI,
 	"internal/cli":            CLI,
 
 	"calibrate":         Kernel,

@@ -95,6 +95,8 @@ func (s Sides) Join(init []event.Record, halves []Half, incomplete int64, opt Op
 				continue
 			}
 			switch {
+			case h.QID == 0:
+				why.add("target", "admin command (queue 0: no block request on the initiator)", 1)
 			case len(l) == 0:
 				why.add("target", "no initiator request has its queue and command id", 1)
 			case lo+slack < float64(minT1):

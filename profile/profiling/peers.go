@@ -76,16 +76,11 @@ func (l *Live) runHosts(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("profile run: %w", err)
 	}
 	defer col.Close()
-	runCtx, cancel := l.runContext(ctx, end)
+	runCtx, cancel, cmd, err := l.start(ctx, end, col)
 	defer cancel()
-	cmd, err := startCommand(runCtx, cancel, l.Command, l.Notes)
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		<-runCtx.Done()
-		col.Stop()
-	}()
 	var res *Result
 	if l.Hosts.Serve != "" {
 		res, err = l.serveTarget(ctx, col, sides)
@@ -101,7 +96,10 @@ func (l *Live) runHosts(ctx context.Context) (*Result, error) {
 		i := len(prof.Events)
 		info := analyze.EventInfo{Name: st.Name, Probe: st.Probe, Observed: st.Attached, Reason: st.Reason}
 		if l.Hosts.Peer != "" && sides.Target[i] {
-			info.Observed, info.Reason = prof.Counts.PerEvent[i] > 0, "not recorded by the peer"
+			info.Observed, info.Reason = prof.Counts.PerEvent[i] > 0, ""
+			if !info.Observed {
+				info.Reason = "not recorded by the peer"
+			}
 		}
 		prof.Events = append(prof.Events, info)
 	}
@@ -116,18 +114,13 @@ func (l *Live) runHosts(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// drain reads the collector to its end, passing on the events keep
-// accepts in batches.
-func drain(col collect.Collector, keep func(int) bool, out func([]event.Event)) error {
-	batch := make([]event.Event, 0, 1024)
+// drain reads the collector to its end, passing on each event keep
+// accepts as it comes (a target's store serves it at once).
+func drain(col collect.Collector, keep func(int) bool, out func(event.Event)) error {
 	for {
 		ev, err := col.Next()
 		if err == nil && keep(int(ev.Kind)) {
-			batch = append(batch, ev)
-		}
-		if len(batch) == cap(batch) || (err != nil && len(batch) > 0) {
-			out(batch)
-			batch = make([]event.Event, 0, 1024)
+			out(ev)
 		}
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -151,9 +144,9 @@ func (l *Live) serveTarget(ctx context.Context, col collect.Collector, sides hos
 	defer srv.Close()
 	fmt.Fprintf(l.Notes, "profile: serving the target's events on http://%s/v1/events\n", ln.Addr())
 	var all []event.Event
-	err = drain(col, sides.TargetKind, func(b []event.Event) {
-		store.Add(b...)
-		all = append(all, b...)
+	err = drain(col, sides.TargetKind, func(ev event.Event) {
+		store.Add(ev)
+		all = append(all, ev)
 	})
 	store.Stop()
 	if err != nil {
@@ -203,11 +196,12 @@ func (l *Live) joinPeer(ctx, runCtx context.Context, col collect.Collector, side
 		best    peer.Sample
 		partial string
 	)
-	fetch := func(fctx context.Context) {
+	// fetch returns how many events it got, or -1 once the peer failed.
+	fetch := func(fctx context.Context) int {
 		mu.Lock()
 		defer mu.Unlock()
 		if partial != "" {
-			return
+			return -1
 		}
 		evs, next, s, err := c.FetchAll(fctx, after, monoNow)
 		tgt, after = append(tgt, evs...), next
@@ -216,7 +210,9 @@ func (l *Live) joinPeer(ctx, runCtx context.Context, col collect.Collector, side
 		}
 		if err != nil {
 			partial = err.Error()
+			return -1
 		}
+		return len(evs)
 	}
 	done := make(chan struct{})
 	if iv := time.Duration(l.Task.Profiling.Interval); l.online() && iv > 0 {
@@ -226,7 +222,7 @@ func (l *Live) joinPeer(ctx, runCtx context.Context, col collect.Collector, side
 			for {
 				select {
 				case <-t.C:
-					fetch(runCtx)
+					_ = fetch(runCtx)
 				case <-runCtx.Done():
 					close(done)
 					return
@@ -237,14 +233,29 @@ func (l *Live) joinPeer(ctx, runCtx context.Context, col collect.Collector, side
 		close(done)
 	}
 	var initEvs []event.Event
-	err := drain(col, sides.Initiator, func(b []event.Event) { initEvs = append(initEvs, b...) })
+	err := drain(col, sides.Initiator, func(ev event.Event) { initEvs = append(initEvs, ev) })
 	<-done
 	if err != nil {
 		return nil, fmt.Errorf("profile run: %w", err)
 	}
-	// The last fetch is not bound to the run: Ctrl-C ended that, and the
-	// target's records are still wanted. Its own timeout bounds it.
-	fetch(context.WithoutCancel(ctx))
+	// The last fetches are not bound to the run: Ctrl-C ended that, and
+	// the target's records are still wanted. The target may still be
+	// reading its last events from its kernel: ask until two replies half
+	// a second apart bring nothing new (or for at most 30 s).
+	final := context.WithoutCancel(ctx)
+	for quiet, deadline := 0, time.Now().Add(30*time.Second); quiet < 2 && time.Now().Before(deadline); {
+		switch n := fetch(final); {
+		case n < 0:
+			quiet = 2
+		case n == 0:
+			quiet++
+		default:
+			quiet = 0
+		}
+		if quiet < 2 {
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
 	jopt := hostjoin.Options{}
 	if best.TargetNS != 0 {
 		h := best.Hint()
