@@ -84,6 +84,18 @@ func (s Sides) vote(byKey map[uint32][]side, block []Half, hint *[2]float64) (th
 	return theta, width, votes
 }
 
+// boundOf is the error bound of the line alpha + beta·(t − t0): at each
+// window's request the true offset is within delta of theta, so within
+// the line's distance from theta plus delta of the line; with linear
+// drift, between those points too.
+func boundOf(kept []*pair, t0, alpha, beta float64) float64 {
+	var bound float64
+	for _, p := range kept {
+		bound = max(bound, math.Abs(alpha+beta*(p.t-t0)-p.theta)+p.delta)
+	}
+	return bound
+}
+
 // fit cuts the joined requests' span into windows, keeps the tightest
 // request of each and fits the offset line through them. It returns the
 // clock for the report (nil without joins) and the line.
@@ -122,11 +134,18 @@ func fit(pairs []pair, windows int) (*analyze.Clock, func(float64) float64) {
 	} else {
 		alpha = ys[0]
 	}
-	line := func(t float64) float64 { return alpha + beta*(t-t0) }
-	var bound float64
+	bound := boundOf(kept, t0, alpha, beta)
+	// A flat line at the middle of the windows' intervals bounds the
+	// offset by half their spread; where drift is lost in the network's
+	// noise it is the tighter, and the fitted slope only noise.
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range kept {
-		bound = max(bound, math.Abs(line(p.t)-p.theta)+p.delta)
+		lo, hi = min(lo, p.theta-p.delta), max(hi, p.theta+p.delta)
 	}
+	if (hi-lo)/2 < bound {
+		alpha, beta, bound = (hi+lo)/2, 0, (hi-lo)/2
+	}
+	line := func(t float64) float64 { return alpha + beta*(t-t0) }
 	return &analyze.Clock{
 		OffsetNS: alpha, RefNS: int64(t0), DriftPPM: beta * 1e6, ErrorBoundNS: bound,
 		Requests: int64(len(pairs)), Windows: len(kept),

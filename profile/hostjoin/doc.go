@@ -30,7 +30,10 @@
 // least-squares line θ(t) = offset + drift·(t − ref). The error bound is
 // the largest, over those windows, of the line's distance from θ_i plus
 // δ_i: with linear drift, the true offset is within it of the line over
-// the whole run.
+// the whole run. The same holds for any line; a flat one through the
+// middle of the windows' intervals [θ_i − δ_i, θ_i + δ_i] has half their
+// spread as its bound, and is taken (drift 0) when that is tighter: the
+// drift over the run is then below what the network's noise can show.
 //
 // Mapping. A joined request's target times are moved onto the initiator's
 // clock by θ(t) at its own time. Where that puts them before the send or
