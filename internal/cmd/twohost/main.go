@@ -22,8 +22,14 @@
 // joined, no stage has a negative time, and the estimated offset at the
 // pulses' time is within its error bound plus the known offset's
 // precision of the known offset. It prints the stage table of the joined
-// run beside the one-host run's, and fails when the target's own stage
-// (measured on one clock on both) differs in mean by more than 25%.
+// run beside the one-host run's, and fails when the target's device
+// stage (null_blk's timer, measured on the target's clock in both runs)
+// differs in median by more than a factor 2 (four runs: 1.09 to 1.31):
+// a check that the two runs did the same work. The other stages are not
+// held to the one-host run's: its network is loopback inside one guest,
+// the two-host run's an emulated NIC in each guest and a socket between
+// two qemu processes, and the target's queue stage shares its vCPU with
+// that NIC.
 package main
 
 import (
@@ -255,8 +261,8 @@ func check(args []string, stdout io.Writer) error {
 		if s.Name == "target-device" && b.Latency.Count > 0 {
 			r := float64(s.Latency.P(50)) / float64(b.Latency.P(50))
 			fmt.Fprintf(&sb, "target-device p50: two hosts %s, one host %s (ratio %.2f)\n", analyze.FormatNS(float64(s.Latency.P(50))), analyze.FormatNS(float64(b.Latency.P(50))), r)
-			if r > 1.5 || r < 1/1.5 {
-				fails = append(fails, "the target's device stage (p50) differs by more than a factor 1.5 from the one-host run's")
+			if r > 2 || r < 0.5 {
+				fails = append(fails, "the target's device stage (p50) differs by more than a factor 2 from the one-host run's")
 			}
 		}
 	}
