@@ -272,3 +272,23 @@ func TestAnalyzePartial(t *testing.T) {
 		t.Errorf("warnings %q", prof.Warnings)
 	}
 }
+
+// TestJoinHint: a clock exchange's range keeps the coarse search inside
+// it; a range that excludes the offset joins nothing and says so.
+func TestJoinHint(t *testing.T) {
+	p, s := nvmePath(t)
+	w := world{offset: 42e9, n: 800, queues: 2, qd: 2, seed: 11}
+	initEvs, tgtEvs := w.events(p)
+	recs, _ := Records(initEvs, analyzeOpts(p))
+	halves, inc := s.Halves(tgtEvs)
+	right := [2]float64{42e9 - 1e6, 42e9 + 1e6}
+	if res := s.Join(recs, halves, inc, Options{Hint: &right}); res.Hosts.Join.Joined != int64(w.n) {
+		t.Errorf("hint around the offset: joined %+v", res.Hosts.Join)
+	}
+	wrong := [2]float64{-1e6, 1e6}
+	res := s.Join(recs, halves, inc, Options{Hint: &wrong})
+	if res.Hosts.Join.Joined != 0 || res.Hosts.Clock != nil || len(res.Hosts.Join.Unjoined) == 0 ||
+		res.Hosts.Join.Unjoined[0].Reason != "no offset joins any of the target's requests with the initiator's" {
+		t.Errorf("hint excluding the offset: %+v", res.Hosts.Join)
+	}
+}
