@@ -73,7 +73,7 @@ lint:
 unit:
 	$(GO) test -count=1 ./...
 
-test: setup bpf lint unit fuzz-smoke test-nvme-tcp test-fleet
+test: setup bpf lint unit fuzz-smoke test-nvme-tcp test-nvme-tcp-2host test-fleet
 
 # The pipeline's fuzz targets for a fixed number of executions (no clock):
 # object bytes through loading, graph, naive bounds and symbolic execution
@@ -194,7 +194,7 @@ fuzz-record:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./record/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTimestamps$$' -fuzztime $(FUZZTIME) ./record/
 # --- profile ---
-.PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp test-nvme-tcp
+.PHONY: test-profile e2e-profile bench-profile bench-profile-overhead generate-profile e2e-nvme-tcp test-nvme-tcp test-nvme-tcp-2host
 # Unit, golden and live tests of dpperf profile (live ones need root and fio).
 test-profile: setup
 	$(GO) test -count=1 ./profile/... ./cmd/dpperf/
@@ -227,6 +227,14 @@ test-nvme-tcp: setup build
 	rm -rf build/nvme-tcp/out
 	bash scripts/e2e/nvme-tcp-qemu.sh build/nvme-tcp/out
 	bash scripts/e2e/nvme-tcp-check.sh build/nvme-tcp/out
+# NVMe/TCP over two qemu guests (part of `make test`): target and initiator
+# on a qemu socket link (127.0.0.1 on the host, 169.254.0.0/16 in the
+# guests), dpperf --serve on the target, --peer on the initiator; checks
+# the join, the clock offset against the guests' stamped clocks and the
+# stages against the one-host run (internal/cmd/twohost). Artifacts in
+# build/nvme-tcp-2host.
+test-nvme-tcp-2host: setup build
+	WORK=build/nvme-tcp-2host bash scripts/e2e/nvme-tcp-2host.sh
 # A fleet end to end (part of `make test`; root, fio, Debian's prometheus;
 # about 40 s): two collectors on two loop devices as two hosts, a
 # Prometheus of its own scraping both every second with

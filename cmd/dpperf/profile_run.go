@@ -22,6 +22,10 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.BoolVar(&l.Stats, "bpf-stats", false, "measure the kernel-side run time of the BPF programs")
 	fs.DurationVar(&l.Alternate, "alternate", 0, "overhead measurement: detach and attach the collector every `PERIOD` (bpf collector); windows go to -alternate-log")
 	fs.StringVar(&l.AlternateLog, "alternate-log", "", "file for the windows of -alternate: lines \"on|off START END\" in Unix ns")
+	fs.StringVar(&l.Hosts.Serve, "serve", "", "target host of two: record the target's events and serve them to the initiator's dpperf on `ADDR:PORT` (needs -token-file)")
+	fs.StringVar(&l.Hosts.Peer, "peer", "", "initiator host of two: fetch the target's events from the dpperf serving on `HOST:PORT` and join them (needs -token-file; -interval fetches every interval)")
+	tokenFile := fs.String("token-file", "", "`FILE` holding the token both hosts share (one word, at least 16 bytes)")
+	fs.DurationVar(&l.Hosts.Linger, "serve-linger", 0, "with -serve: keep serving this long after the recording ends, for the initiator's last fetch (default 30s)")
 	// Everything after "--" is the command to profile, flags included.
 	for i, a := range args {
 		if a == "--" {
@@ -38,6 +42,14 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if l.Setup, err = pf.tf.load(); err != nil {
 		return err
+	}
+	if l.Hosts.Serve != "" || l.Hosts.Peer != "" {
+		if *tokenFile == "" {
+			return fail.Usagef("profile run: -serve and -peer need -token-file")
+		}
+		if l.Hosts.Token, err = profiling.ReadToken(*tokenFile); err != nil {
+			return err
+		}
 	}
 	if l.Collector, err = collect.ParseKind(*collector); err != nil {
 		return fail.Usagef("-collector: %v", err)

@@ -23,7 +23,7 @@ var flagRanges = map[string][]cli.Range{
 	"model compare":  {cli.AtLeast("packets", 1), cli.AtLeast("seed", 0), cli.AtLeast("fail-above", 0)},
 	"model sweep":    {cli.AtLeast("packets", 1), cli.AtLeast("seed", 0)},
 	"profile run": {cli.AtLeast("sample", 0), cli.AtLeast("interval", 0), cli.AtLeast("duration", 0),
-		cli.AtLeast("buffer-kb", 0), cli.AtLeast("alternate", 0)},
+		cli.AtLeast("buffer-kb", 0), cli.AtLeast("alternate", 0), cli.AtLeast("serve-linger", 0)},
 	"profile analyze": {cli.AtLeast("sample", 0), cli.AtLeast("interval", 0)},
 	"profile compare": {cli.AtLeast("fail-above", 0)},
 	"record":          {cli.Above("period", 0), cli.AtLeast("duration", 0), cli.AtLeast("packets", 1)},

@@ -38,6 +38,7 @@ var Of = map[string]Layer{
 	"internal/cmd/evidence":   CLI,
 	"internal/cmd/mutants":    CLI,
 	"internal/cmd/fleetcheck": CLI,
+	"internal/cmd/twohost":    CLI,
 	"internal/cli":            CLI,
 
 	"calibrate":         Kernel,
@@ -69,6 +70,8 @@ var Of = map[string]Layer{
 	"model/lognic":        Analysis,
 	"model/program":       Analysis,
 	"profile/analyze":     Analysis,
+	"profile/hostjoin":    Analysis,
+	"profile/peer":        Analysis,
 	"profile/tracetext":   Analysis,
 	"profile/ctftrace":    Analysis,
 	"profile/report":      Analysis,

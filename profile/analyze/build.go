@@ -144,6 +144,7 @@ func (b *Builder) Add(ev event.Event) *event.Record {
 		}
 		r = b.alloc()
 		r.Dev, r.Bytes, r.CPU, r.Op = ev.Dev, ev.Bytes, ev.CPU, ev.Op
+		r.QID, r.CID = ev.QID, ev.CID
 		b.index(r, k)
 	} else if r == nil {
 		if j := b.p.Events[kind].Join; j != "" {

@@ -32,6 +32,9 @@ type Profile struct {
 	Warnings []string    `json:"warnings,omitempty"`
 	// Collector is the kernel-side cost of the BPF collector, when measured.
 	Collector *CollectorCost `json:"collector,omitempty"`
+	// Hosts is set when the initiator and the target were recorded on
+	// hosts of their own and joined.
+	Hosts *Hosts `json:"hosts,omitempty"`
 }
 
 // CollectorCost is the run time of the collector's BPF programs as the
@@ -148,6 +151,9 @@ type Stage struct {
 	Share       float64  `json:"share"`                 // fraction of the summed end-to-end time
 	ArrivalRate float64  `json:"arrival_rate,omitzero"` // requests/s entering the stage
 	Occupancy   float64  `json:"occupancy,omitzero"`    // mean requests in the stage (Little's law)
+	// ClockBoundNS, on a stage that crosses hosts, bounds the error of
+	// each of its times that the clock estimate may add (Hosts.Clock).
+	ClockBoundNS float64 `json:"clock_bound_ns,omitzero"`
 }
 
 // Dist summarises a latency distribution in ns.

@@ -12,7 +12,12 @@ type Record struct {
 	Dev   Dev
 	Bytes uint32
 	CPU   uint16 // CPU of the first event
-	Op    Op
+	// QID and CID are the NVMe queue and command id of the first event,
+	// when it carries them: what the initiator and the target of one
+	// request both see, so that two hosts' records can be joined.
+	QID uint16
+	CID uint16
+	Op  Op
 }
 
 // Start returns the time of the first observed event.

@@ -40,6 +40,9 @@ type Live struct {
 	Quiet        bool      // no progress notes
 	// OnInterval, for an online task, gets the profile of each interval.
 	OnInterval func(*analyze.Profile)
+	// Hosts, when Serve or Peer is set, makes this one of a two-host run
+	// (see runHosts).
+	Hosts Hosts
 }
 
 // Result is the outcome of a Live run.
@@ -51,6 +54,9 @@ type Result struct {
 
 // Run collects and analyzes until the run ends, and returns the profile.
 func (l *Live) Run(ctx context.Context) (*Result, error) {
+	if l.Hosts.Serve != "" || l.Hosts.Peer != "" {
+		return l.runHosts(ctx)
+	}
 	kind := l.Collector.For(l.Path)
 	switch {
 	case l.Alternate > 0 && l.AlternateLog == "":
@@ -86,16 +92,11 @@ func (l *Live) Run(ctx context.Context) (*Result, error) {
 	defer stopServer()
 	opt.Interval = time.Duration(l.Task.Profiling.Interval)
 	opt.OnInterval = l.onInterval(col, live)
-	runCtx, cancel := l.runContext(ctx, end)
+	runCtx, cancel, cmd, err := l.start(ctx, end, col)
 	defer cancel()
-	cmd, err := startCommand(runCtx, cancel, l.Command, l.Notes)
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		<-runCtx.Done()
-		col.Stop()
-	}()
 	spill, finishSpill, err := l.openSpill(l.Notes)
 	if err != nil {
 		return nil, err
@@ -174,6 +175,21 @@ func (l *Live) waitForWindow(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return end, nil
+}
+
+// start starts the run: its context (see runContext), the command, and
+// the collector's stop when the context ends. Call cancel in any case.
+func (l *Live) start(ctx context.Context, end time.Time, col collect.Collector) (context.Context, context.CancelFunc, *command, error) {
+	runCtx, cancel := l.runContext(ctx, end)
+	cmd, err := startCommand(runCtx, cancel, l.Command, l.Notes)
+	if err != nil {
+		return runCtx, cancel, nil, err
+	}
+	go func() {
+		<-runCtx.Done()
+		col.Stop()
+	}()
+	return runCtx, cancel, cmd, nil
 }
 
 // runContext ends at the run's duration (Duration, else the task's) and

@@ -15,7 +15,10 @@ import (
 // trace-cmd report, .gz accepted) or one CTF recording of dpperf record.
 type Offline struct {
 	*Setup
-	Inputs []string  // the text files, or one recording directory
+	Inputs []string // the text files, or one recording directory
+	// Target, when set, is the target host's recording: Inputs are then
+	// the initiator's, and the two are joined (see runHosts).
+	Target []string
 	Notes  io.Writer // where the spill file is named
 	// OnInterval, for an online task, gets the profile of each interval.
 	OnInterval func(*analyze.Profile)
@@ -24,6 +27,9 @@ type Offline struct {
 // Run reads the inputs to the end (or until ctx ends: the profile is then
 // partial and says so) and returns their profile.
 func (o *Offline) Run(ctx context.Context) (*analyze.Profile, error) {
+	if len(o.Target) > 0 {
+		return o.runHosts(ctx)
+	}
 	opt := o.options(o.OnInterval)
 	spill, finishSpill, err := o.openSpill(o.Notes)
 	if err != nil {

@@ -159,6 +159,9 @@ func groupTable(w io.Writer, g *analyze.Group, span string, cols Columns, parts 
 			if s.Merged {
 				name += " (merged)"
 			}
+			if s.ClockBoundNS > 0 {
+				name += " ±" + analyze.FormatNS(s.ClockBoundNS)
+			}
 			row(name, s.Queue, s.Cause, &s.Latency, fmt.Sprintf("%.1f%%", 100*s.Share), s.Occupancy)
 		}
 	}
@@ -183,6 +186,9 @@ func countsText(bw io.Writer, p *analyze.Profile) {
 	if len(missing) > 0 {
 		fmt.Fprintf(bw, "not observed: %s; the stages around them are reported merged\n", strings.Join(missing, "; "))
 	}
+	if h := p.Hosts; h != nil {
+		hostsText(bw, h)
+	}
 	for _, wmsg := range p.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", wmsg)
 	}
@@ -192,6 +198,21 @@ func countsText(bw io.Writer, p *analyze.Profile) {
 		for _, pc := range k.Programs {
 			fmt.Fprintf(bw, "  %-20s %10d runs %6.0f ns each\n", pc.Name, pc.Runs, pc.NSPerRun)
 		}
+	}
+}
+
+// hostsText writes the join and clock lines of a two-host profile.
+func hostsText(bw io.Writer, h *analyze.Hosts) {
+	j := h.Join
+	share := 0.0
+	if j.Initiator > 0 {
+		share = 100 * float64(j.Joined) / float64(j.Initiator)
+	}
+	fmt.Fprintf(bw, "hosts: %d of %d initiator requests joined with the target's %d (%.1f%%), %d shifted into their span\n",
+		j.Joined, j.Initiator, j.Target, share, j.Shifted)
+	if c := h.Clock; c != nil {
+		fmt.Fprintf(bw, "clock: target = initiator %+.0f ns ±%s, drift %+.2f ppm (from %d requests, %d windows); stages marked ± cross hosts\n",
+			c.OffsetNS, analyze.FormatNS(c.ErrorBoundNS), c.DriftPPM, c.Requests, c.Windows)
 	}
 }
 

@@ -24,74 +24,16 @@ work=${WORK:-build/nvme-tcp}
 mkdir -p "$work" "$out"
 work=$(cd "$work" && pwd)
 
-have() { command -v "$1" >/dev/null 2>&1; }
-pkgs=()
-have qemu-system-x86_64 || pkgs+=(qemu-system-x86)
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx insmod || pkgs+=(busybox-static)
-have nvme || pkgs+=(nvme-cli)
-have fio || pkgs+=(fio)
-have cpio || pkgs+=(cpio)
-if [ ${#pkgs[@]} -gt 0 ]; then
-  echo "nvme-tcp: installing ${pkgs[*]}" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
-fi
-
-# The newest Debian 6.1 kernel image package; fetched, not installed.
-kpkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | awk '{print $1}' | sort -V | tail -1)
-kver=${kpkg#linux-image-}; kver=${kver%-unsigned}
-if [ ! -d "$work/kernel/lib/modules/$kver" ]; then
-  echo "nvme-tcp: fetching $kpkg" >&2
-  (cd "$work" && apt-get download -q -o APT::Sandbox::User=root "$kpkg" >/dev/null)
-  rm -rf "$work/kernel" && dpkg-deb -x "$work"/"${kpkg}"_*.deb "$work/kernel"
-fi
-moddir=$work/kernel/lib/modules/$kver
-# The package leaves modules.dep to the installer's depmod.
-[ -f "$moddir/modules.dep" ] || /bin/busybox depmod -b "$work/kernel" "$kver"
-
+. "$(dirname "$0")/nvme-tcp-lib.sh"
+nt_tools
+nt_kernel "$work"
 root=$work/root
-rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,out,lib/mods}
-cp /bin/busybox "$root/bin/busybox"
-CGO_ENABLED=0 go build -o "$root/bin/dpperf" ./cmd/dpperf
-for b in fio nvme; do
-  cp "$(command -v $b)" "$root/bin/"
-  ldd "$(command -v $b)" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
-    cp -L --parents "$lib" "$root"
-  done
-done
-# Modules in dependency order (deps first), decompressed for busybox insmod.
 # The crc drivers first: t10-pi's helpers look them up when they load, and
 # the guest has no modprobe to fetch them on demand.
-want="crct10dif_generic crc64_rocksoft_generic null_blk nvmet nvmet-tcp nvme-tcp"
-order=$(awk -v want="$want" '
-  { split($0, a, ":"); mod=a[1]; n=split(a[2], d, " "); deps[mod]=""; for (i=1;i<=n;i++) deps[mod]=deps[mod] " " d[i]
-    name=mod; sub(/.*\//, "", name); sub(/\.ko.*/, "", name); gsub("_", "-", name); path[name]=mod }
-  function visit(m,   i, n, d) { if (seen[m]++) return; n=split(deps[m], d, " "); for (i=1;i<=n;i++) visit(d[i]); print m }
-  END { n=split(want, w, " "); for (i=1;i<=n;i++) { k=w[i]; gsub("_", "-", k); visit(path[k]) } }' "$moddir/modules.dep")
-i=10
-for m in $order; do
-  base=$(basename "$m"); base=${base%%.ko*}
-  case $m in
-    *.xz) xz -dc "$moddir/$m" > "$root/lib/mods/$i-$base.ko" ;;
-    *.zst) zstd -qdc "$moddir/$m" > "$root/lib/mods/$i-$base.ko" ;;
-    *) cp "$moddir/$m" "$root/lib/mods/$i-$base.ko" ;;
-  esac
-  i=$((i+1))
-done
+nt_root "$root" crct10dif_generic crc64_rocksoft_generic null_blk nvmet nvmet-tcp nvme-tcp
 
-cat > "$root/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin:/sbin
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
-mount -t tracefs nodev /sys/kernel/tracing
-ip link set lo up
-for m in /lib/mods/*.ko; do
-  case $m in
-    *null_blk*) insmod $m nr_devices=1 gb=1 bs=512 irqmode=2 completion_nsec=3000000 hw_queue_depth=4 submit_queues=1 ;;
-    *) insmod $m ;;
-  esac
-done
-mount -t configfs none /sys/kernel/config
+nt_init_head 3000000 > "$root/init"
+cat >> "$root/init" <<'INIT'
 cfg=/sys/kernel/config/nvmet
 mkdir $cfg/subsystems/dpperf; echo 1 > $cfg/subsystems/dpperf/attr_allow_any_host
 mkdir $cfg/subsystems/dpperf/namespaces/1
@@ -186,15 +128,8 @@ kill $dog
   for e in nvme/nvme_setup_cmd nvme/nvme_complete_rq nvmet/nvmet_req_init nvmet/nvmet_req_complete block/block_rq_issue block/block_rq_complete; do
     cat $T/events/$e/format; done; } > /out/guest-info.txt 2>&1
 STEPS
-cat >> "$root/init" <<'INIT'
-# Kernel messages stay off the console while the reports are printed.
-echo 1 > /proc/sys/kernel/printk
-for x in /out/*; do echo; echo "=====BEGIN $(basename $x)====="; cat $x; echo; echo "=====END====="; done
-echo; echo "=====DONE====="
-poweroff -f
-INIT
-chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+nt_init_tail >> "$root/init"
+nt_initrd "$root" "$work/initrd.gz"
 
 # boot runs the guest once; it fails unless the guest got to the end.
 # The kernel's warnings go to the console (loglevel=5: a stall or lockup
@@ -219,10 +154,7 @@ for try in 1 2 3; do
   mv "$work/console.log" "$work/console-failed-$try.log"
   [ $try -lt 3 ] || { echo "nvme-tcp: the guest did not finish in 3 boots (consoles in $work)" >&2; exit 1; }
 done
-tr -d '\r' < "$work/console.log" | awk -v out="$out" '
-  /^=====BEGIN .*=====$/ { f=$2; sub(/=+$/, "", f); file=out "/" f; printf "" > file; next }
-  /^=====END=====$/ { close(file); file=""; next }
-  file != "" { print >> file }'
+nt_extract "$work/console.log" "$out"
 [ -z "$steps" ] || exit 0
 gzip -9f "$out"/trace-*.txt
 mv "$out/guest-info.txt" "$work/"

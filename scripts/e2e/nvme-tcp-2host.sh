@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# NVMe over TCP across two hosts, for real: two qemu guests (the kernel,
+# modules and tools of nvme-tcp-qemu.sh, from nvme-tcp-lib.sh), joined by
+# a qemu socket network whose host side listens on 127.0.0.1 only; the
+# guests talk over it on link-local addresses (target 169.254.0.1,
+# initiator 169.254.0.2), so no packet leaves this machine. The target
+# exports a null_blk namespace over nvmet-tcp and runs `dpperf profile
+# run --serve`; the initiator connects with nvme-cli and runs `dpperf
+# profile run --peer` around fio, which fetches the target's events and
+# joins them. During the run the host writes a line to both guests'
+# second serial ports at once, 10 times, and each guest stamps its
+# CLOCK_MONOTONIC: the known offset. Afterwards the target profiles the
+# same fio over its own 127.0.0.1 (the one-host run) for the comparison.
+# internal/cmd/twohost checks the result. Artifacts in WORK (default
+# build/nvme-tcp-2host), reports in OUT (default WORK/out).
+set -euo pipefail
+
+work=${WORK:-build/nvme-tcp-2host}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+out=${1:-$work/out}
+rm -rf "$out" && mkdir -p "$out"
+
+. "$(dirname "$0")/nvme-tcp-lib.sh"
+nt_tools
+nt_kernel "$work"
+root=$work/root
+nt_root "$root" crct10dif_generic crc64_rocksoft_generic null_blk nvmet nvmet-tcp nvme-tcp e1000
+CGO_ENABLED=0 go build -o "$root/bin/twohost" ./internal/cmd/twohost
+head -c 24 /dev/urandom | base64 > "$root/etc/token"
+
+nt_init_head 1000000 > "$root/init"
+cat >> "$root/init" <<'INIT'
+role=$(sed -n 's/.*role=\([a-z]*\).*/\1/p' /proc/cmdline)
+case $role in target) me=169.254.0.1 ;; *) me=169.254.0.2 ;; esac
+ip link set eth0 up; ip addr add $me/16 dev eth0
+stty -F /dev/ttyS1 raw -echo
+twohost stamp /dev/ttyS1 > /out/stamps-$role.txt &
+T=/sys/kernel/tracing
+guard() {
+  ( sleep "$2"; echo "=====STUCK $1 after $2 s====="; dmesg | tail -40; ps; poweroff -f ) &
+  dog=$!
+}
+# nvme_dev ADDR: connect to the target at ADDR; prints the device number
+# the requests run on (with native multipath the hidden nvme0c0n1, read
+# from the block_rq_issue event of one direct read).
+nvme_dev() {
+  nvme connect -t tcp -a $1 -s 4420 -n dpperf --hostnqn=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-00000000000$2 >/dev/null ||
+    echo "transport=tcp,traddr=$1,trsvcid=4420,nqn=dpperf" > /dev/nvme-fabrics
+  for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/nvme0n1 ] && break; sleep 1; done
+  echo 1 > $T/events/block/block_rq_issue/enable; echo > $T/trace
+  dd if=/dev/nvme0n1 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+  echo 0 > $T/events/block/block_rq_issue/enable
+  grep -o "block_rq_issue: $((0x$(stat -c %t /dev/nvme0n1))),[0-9]*" $T/trace | head -1 | cut -d' ' -f2
+  echo > $T/trace
+}
+f="--filename=/dev/nvme0n1 --ioengine=libaio --direct=1 --output=/dev/null --eta=never --name=x --rw=randread --bs=4k --iodepth=1 --number_ios=1000 --runtime=60"
+if [ $role = target ]; then
+  cfg=/sys/kernel/config/nvmet
+  mkdir $cfg/subsystems/dpperf; echo 1 > $cfg/subsystems/dpperf/attr_allow_any_host
+  mkdir $cfg/subsystems/dpperf/namespaces/1
+  echo -n /dev/nullb0 > $cfg/subsystems/dpperf/namespaces/1/device_path
+  echo 1 > $cfg/subsystems/dpperf/namespaces/1/enable
+  for p in 1:169.254.0.1 2:127.0.0.1; do
+    mkdir $cfg/ports/${p%%:*}
+    echo ${p#*:} > $cfg/ports/${p%%:*}/addr_traddr; echo tcp > $cfg/ports/${p%%:*}/addr_trtype
+    echo 4420 > $cfg/ports/${p%%:*}/addr_trsvcid; echo ipv4 > $cfg/ports/${p%%:*}/addr_adrfam
+    ln -s $cfg/subsystems/dpperf $cfg/ports/${p%%:*}/subsystems/dpperf
+  done
+  echo "=====READY target====="
+  guard serve 200
+  # Records until the initiator, done, connects to port 7071.
+  dpperf profile run --path nvme-tcp --serve 169.254.0.1:7070 --token-file /etc/token --serve-linger 1s \
+    --json -o /out/target.json -- nc -l -p 7071 > /dev/null
+  kill $dog
+  echo "step one-host"; guard one-host 200
+  dev=$(nvme_dev 127.0.0.1 2)
+  dpperf profile run --path nvme-tcp --collector tracefs --dev ${dev:-nvme0n1} -q --json -o /out/one-host.json -- fio $f
+  kill $dog
+else
+  until ping -c 1 -W 1 169.254.0.1 >/dev/null 2>&1; do sleep 1; done
+  sleep 2  # the target's nvmet port and dpperf come up after its READY
+  guard join 200
+  dev=$(nvme_dev 169.254.0.1 1)
+  echo "=====PROFILING====="
+  dpperf profile run --path nvme-tcp --dev ${dev:-nvme0n1} --peer 169.254.0.1:7070 --token-file /etc/token \
+    --json -o /out/joined.json --text /out/joined.txt -- fio $f
+  echo | nc 169.254.0.1 7071 || true
+  echo "=====PROFILED====="
+  kill $dog
+fi
+sleep 1
+INIT
+nt_init_tail >> "$root/init"
+nt_initrd "$root" "$work/initrd.gz"
+
+# boot ROLE NETDEV: one guest in the background, one vCPU (see
+# nvme-tcp-qemu.sh), its console in WORK/ROLE.log, its second serial port
+# a socket the pulses go to.
+boot() {
+  rm -f "$work/$1.sock"
+  timeout 400 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -display none -monitor none -no-reboot \
+    -kernel "$work/kernel/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
+    -append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init role=$1" \
+    -serial stdio -serial "unix:$work/$1.sock,server=on,wait=off" \
+    -netdev "socket,id=n0,$2" -device "e1000,netdev=n0,mac=52:54:00:00:00:0$3" \
+    < /dev/null > "$work/$1.log" 2>&1 &
+}
+port=$(go run ./internal/cmd/fleetcheck freeport)
+echo "nvme-tcp-2host: booting two guests ($kver, tcg), link on 127.0.0.1:$port" >&2
+boot target "listen=127.0.0.1:$port" 1; tpid=$!; ipid=""
+trap 'kill $tpid $ipid 2>/dev/null || true' EXIT
+for i in $(seq 100); do grep -q "=====READY target" "$work/target.log" 2>/dev/null && break; sleep 1; done
+boot initiator "connect=127.0.0.1:$port" 2; ipid=$!
+for i in $(seq 200); do grep -q "=====PROFILING" "$work/initiator.log" 2>/dev/null && break; sleep 1; done
+sleep 1
+go run ./internal/cmd/twohost pulse 10 "$work/initiator.sock" "$work/target.sock" || echo "nvme-tcp-2host: pulses failed" >&2
+wait $ipid || true; wait $tpid || true
+for r in target initiator; do
+  grep -q "=====DONE=====" "$work/$r.log" || { echo "nvme-tcp-2host: the $r did not finish; its console ends:" >&2; tr -d '\r' < "$work/$r.log" | tail -40 >&2; exit 1; }
+  nt_extract "$work/$r.log" "$out"
+done
+cat "$out/joined.txt"
+go run ./internal/cmd/twohost check -joined "$out/joined.json" -one "$out/one-host.json" \
+  -initiator-stamps "$out/stamps-initiator.txt" -target-stamps "$out/stamps-target.txt" -o "$out/check.txt"
