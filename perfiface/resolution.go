@@ -183,7 +183,7 @@ func (it *Interface) raw(r float64) (*VNode, float64) {
 	vw := &viewer{it: it, width: 2 * r, next: math.Inf(1)}
 	root := coalesce(vw.view(it.Root, newLayout(it.prog)), it.Coarse)
 	next := vw.next / 2
-	if r > 0 && countClasses(root) > DefaultClasses {
+	if r > 1e-9 && countClasses(root) > DefaultClasses { // not the exact view
 		// Eliminating constraints wherever they are tested (eliminate.go)
 		// may do better than merging within the tree; the next threshold
 		// is where either changes.
