@@ -41,3 +41,34 @@ func BenchmarkExplore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExactKatran reports classes per second of Katran's exact
+// interfaces (--resolution 0: every feasible path explored and priced,
+// two solver processes), the figure the exact interface is held to.
+func BenchmarkExactKatran(b *testing.B) {
+	for _, prog := range []string{"balancer_ingress_v4", "balancer_ingress_v6"} {
+		b.Run(prog, func(b *testing.B) {
+			p, err := bpfprog.LoadFile(testobj.Built(b, "test_xdp_noinline"), prog)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := cfg.Build(p, cfg.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			classes := 0
+			for b.Loop() {
+				ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				it, err := Build(ex, MetricInsns, nil, prog)
+				if err != nil {
+					b.Fatal(err)
+				}
+				classes += it.View(0).Classes()
+			}
+			b.ReportMetric(float64(classes)/b.Elapsed().Seconds(), "classes/s")
+		})
+	}
+}

@@ -55,6 +55,7 @@ type Interface struct {
 	cut   map[string]int      // a bounded leaf's prefix key → path
 	cutAt map[cfg.NodeID]bool // nodes where bounded leaves' prefixes end
 	steps []step              // the sweep of thresholds so far (resolution.go)
+	elim  *items              // the paths' routes over constraints (eliminate.go)
 }
 
 // PathInfo is one path of an Interface.

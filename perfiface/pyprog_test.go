@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,7 @@ func TestModuleAgainstInterpreter(t *testing.T) {
 			}
 			pather := cfg.NewPather(g)
 			want := make([]int, len(pkts)) // class, -1: not run
+			paths := make([]int, len(pkts))
 			for k, pkt := range pkts {
 				want[k] = -1
 				if len(pkt) < 14 {
@@ -147,7 +149,7 @@ func TestModuleAgainstInterpreter(t *testing.T) {
 				if !ok {
 					t.Fatalf("packet %d: its path is in no class", k)
 				}
-				want[k] = d.pathClass[i]
+				want[k], paths[k] = d.pathClass[i], i
 			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -174,6 +176,15 @@ func TestModuleAgainstInterpreter(t *testing.T) {
 					several++
 				}
 				cost, ok := g[w]
+				if !ok {
+					// A path of a test eliminated where it does not
+					// meet it lies in a class on both sides.
+					for c, v := range g {
+						if slices.Contains(d.Classes[c].Leaf.Paths, paths[k]) {
+							w, cost, ok, leaf = c, v, true, d.Classes[c].Leaf
+						}
+					}
+				}
 				switch {
 				case !ok:
 					t.Errorf("frame %d: the Python says class %v, the interpreter's path is in class %d (%s)", k, keys(g), w, leaf.Value)

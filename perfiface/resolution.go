@@ -24,6 +24,10 @@ import (
 // ends in a class that holds its paths. So a cheap test above dear ones
 // disappears when what it leads to costs the same either way.
 //
+// Merging within the tree keeps the exploration's order of tests. The
+// view at r is also built by eliminating constraints wherever they are
+// tested (eliminate.go), and the one with fewer classes is used.
+//
 // The thresholds are the resolutions at which a decision flips: half of
 // the narrowest range refused at the previous one (sweep). Between two
 // thresholds the view is the same. A view at a threshold that has more
@@ -178,8 +182,24 @@ func (it *Interface) raw(r float64) (*VNode, float64) {
 	}
 	vw := &viewer{it: it, width: 2 * r, next: math.Inf(1)}
 	root := coalesce(vw.view(it.Root, newLayout(it.prog)), it.Coarse)
-	return root, vw.next / 2
+	next := vw.next / 2
+	if r > 1e-9 && countClasses(root) > DefaultClasses { // not the exact view
+		// Eliminating constraints wherever they are tested (eliminate.go)
+		// may do better than merging within the tree; the next threshold
+		// is where either changes.
+		e, enext := it.eliminated(r)
+		e = coalesce(e, it.Coarse)
+		next = min(next, enext)
+		if n, m := countClasses(e), countClasses(root); n < m ||
+			(n == m && it.pythonLines(&View{Root: e}) < it.pythonLines(&View{Root: root})) {
+			root = e
+		}
+	}
+	return root, next
 }
+
+// countClasses counts the leaves of a view's tree.
+func countClasses(v *VNode) int { return (&View{Root: v}).Classes() }
 
 // sweepTo extends the sweep of thresholds up to r: the steps whose value
 // is below r.

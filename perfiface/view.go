@@ -34,7 +34,8 @@ type VNode struct {
 	// leaves, ExploreOptions.MaxDepth): Lo and Hi hold for them too.
 	Bounded int `json:"bounded,omitempty"`
 
-	s *spread // of a leaf: its paths' formulas
+	s   *spread // of a leaf: its paths' formulas
+	key int32   // of a test built by elimination: its constraint + 1 (0: none)
 }
 
 func (v *VNode) leaf() bool { return v.Value != nil }
