@@ -67,14 +67,18 @@ func TestSummarize(t *testing.T) {
 	if rep.Compared != 3 || rep.Violations != 2 || math.Abs(rep.MedianRatio-4.0/5.5) > 1e-12 {
 		t.Errorf("compared %d, violations %d, median ratio %g", rep.Compared, rep.Violations, rep.MedianRatio)
 	}
+	// Against the slowest replays: a 10/12, b 10/8, s 4/5.
+	if math.Abs(rep.MedianSlowestRatio-10.0/12) > 1e-12 {
+		t.Errorf("median ratio against the slowest replay %g, want %g", rep.MedianSlowestRatio, 10.0/12)
+	}
 	var md strings.Builder
 	if err := rep.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| a | 10.00 | example (repeated) | 10.00 / – | 12.00 / 20.00 | 0.50 | – | 0 of 3 | held |",
-		"| b | 10.00 | example (repeated) | 10.00 / – | 8.00 / 9.00 | 1.11 | – | 2 of 3 | VIOLATED |",
-		"|  |  | repeats (repeated) | 8.00 / – | 7.00 / 7.50 | 1.07 | – | 2 of 3 | VIOLATED |",
+		"| a | 10.00 | example (repeated) | 10.00 / – | 12.00 / 20.00 | 0.50 | 0.83 | – | 0 of 3 | held |",
+		"| b | 10.00 | example (repeated) | 10.00 / – | 8.00 / 9.00 | 1.11 | 1.25 | – | 2 of 3 | VIOLATED |",
+		"|  |  | repeats (repeated) | 8.00 / – | 7.00 / 7.50 | 1.07 | 1.14 | – | 2 of 3 | VIOLATED |",
 		"3 of 4 programs compared: 2 violations", "- d not compared: intermediate",
 		"`--target host` (x86-64-host, basis calibrated)"} {
 		if !strings.Contains(md.String(), want) {
