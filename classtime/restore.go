@@ -15,13 +15,13 @@ type restorers struct {
 	m       *Meter
 	samples []Sample
 	undo    []*testrun.Undo
-	before0 []*mapstate.State // each sample's state as the kernel holds it
+	states  []*mapstate.State // each sample's state as the kernel holds it
 	current int               // the sample whose state the maps hold, or -1
 }
 
 func (m *Meter) restorers(samples []Sample) *restorers {
 	return &restorers{m: m, samples: samples, undo: make([]*testrun.Undo, len(samples)),
-		before0: make([]*mapstate.State, len(samples)), current: -1}
+		states: make([]*mapstate.State, len(samples)), current: -1}
 }
 
 // before leaves the maps in sample i's state.
@@ -52,7 +52,7 @@ func (rs *restorers) before(i int) error {
 	if rs.undo[i], err = run.UndoTo(state); err != nil {
 		return err
 	}
-	rs.before0[i] = state
+	rs.states[i] = state
 	return rs.after(i)
 }
 
@@ -75,7 +75,7 @@ func (rs *restorers) check() error {
 	if err != nil {
 		return err
 	}
-	if d := mapstate.Diff(rs.m.prog, rs.before0[rs.current], now); len(d) > 0 {
+	if d := mapstate.Diff(rs.m.prog, rs.states[rs.current], now); len(d) > 0 {
 		return fmt.Errorf("sample %d: a run changed the maps otherwise than the first run, so undoing that one's changes left another state (%s)",
 			rs.current, strings.Join(d[:min(len(d), 3)], "; "))
 	}

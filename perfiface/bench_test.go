@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 )
 
@@ -21,14 +19,7 @@ func BenchmarkExplore(b *testing.B) {
 		{"test_xdp_noinline_v6", testobj.Built(b, "test_xdp_noinline"), "balancer_ingress_v6"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, err := bpfprog.LoadFile(bc.file, bc.prog)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := cfg.Build(p, cfg.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			g := graphOf(b, bc.file, bc.prog)
 			paths := 0
 			for b.Loop() {
 				ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2, MaxPaths: 2000})
@@ -48,14 +39,7 @@ func BenchmarkExplore(b *testing.B) {
 func BenchmarkExactKatran(b *testing.B) {
 	for _, prog := range []string{"balancer_ingress_v4", "balancer_ingress_v6"} {
 		b.Run(prog, func(b *testing.B) {
-			p, err := bpfprog.LoadFile(testobj.Built(b, "test_xdp_noinline"), prog)
-			if err != nil {
-				b.Fatal(err)
-			}
-			g, err := cfg.Build(p, cfg.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			g := graphOf(b, testobj.Built(b, "test_xdp_noinline"), prog)
 			classes := 0
 			for b.Loop() {
 				ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/bpfprog"
-	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/target"
@@ -14,14 +13,8 @@ import (
 
 func exploreDepth(t *testing.T, file string, depth int) (*bpfprog.Program, *Exploration) {
 	t.Helper()
-	p, err := bpfprog.LoadFile(file, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphOf(t, file, "")
+	p := g.Prog
 	ex, err := Explore(context.Background(), g, ExploreOptions{Workers: 2, MaxDepth: depth})
 	if err != nil {
 		t.Fatal(err)

@@ -30,17 +30,14 @@ import (
 // instead (--max-depth, exact view).
 func coarseInterface(t *testing.T, file, prog string, depth int) (*bpfprog.Program, *cfg.Graph, *Interface, float64) {
 	t.Helper()
-	p, err := bpfprog.LoadFile(file, prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphOf(t, file, prog)
+	p := g.Prog
 	opts := RefineOptions{Classes: DefaultClasses}
 	opts.Workers, opts.Metric = 2, MetricInsns
-	var ex *Exploration
+	var (
+		ex  *Exploration
+		err error
+	)
 	if depth > 0 {
 		ex, err = Explore(context.Background(), g, ExploreOptions{Workers: 2, MaxDepth: depth})
 	} else {

@@ -14,14 +14,8 @@ import (
 
 func refine(t *testing.T, file string, opts RefineOptions) (*bpfprog.Program, *Exploration, *Interface) {
 	t.Helper()
-	p, err := bpfprog.LoadFile(file, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cfg.Build(p, cfg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphOf(t, file, "")
+	p := g.Prog
 	opts.Workers, opts.Metric = 2, MetricInsns
 	ex, err := Refine(context.Background(), g, opts)
 	if err != nil {
