@@ -171,8 +171,12 @@ func (r *Result) WriteText(w io.Writer) error {
 					if c.Expected > 0 {
 						expected = ", expected " + units.PacketRate(c.Expected)
 					}
-					fmt.Fprintf(w, "    path %s (%s, %d instructions): predicted %s%s, measured %s: %s\n",
-						c.Path, c.How, c.Instructions, units.PacketRate(c.Predicted), expected, units.PacketRate(c.Measured), verdict)
+					slow := ""
+					if c.AtSlowSpeed > 0 {
+						slow = fmt.Sprintf(" (%s at the calibration's slow speed)", units.PacketRate(c.AtSlowSpeed))
+					}
+					fmt.Fprintf(w, "    path %s (%s, %d instructions): predicted %s%s, measured %s%s: %s\n",
+						c.Path, c.How, c.Instructions, units.PacketRate(c.Predicted), expected, units.PacketRate(c.Measured), slow, verdict)
 				}
 				if m.Unchecked != "" {
 					fmt.Fprintf(w, "    %s\n", m.Unchecked)

@@ -165,7 +165,14 @@ type Measured struct {
 	Stateful   bool    `json:"stateful,omitempty"`
 	SingleNs   float64 `json:"single_ns,omitempty"`
 	SingleRuns int     `json:"single_runs,omitempty"`
-	PacketRate float64 `json:"packet_rate"` // one core: 1e9 / ns_per_packet
+	// SlowNs and SingleSlowNs are NsPerPacket and SingleNs carried to the
+	// speed of the calibration's slow state: each timing times the ratio of
+	// the calibration's speed probe at its high percentile to the probe
+	// timed just before and after it (calibrated targets whose calibration
+	// timed the probe; 0 otherwise).
+	SlowNs       float64 `json:"slow_ns_per_packet,omitempty"`
+	SingleSlowNs float64 `json:"single_slow_ns,omitempty"`
+	PacketRate   float64 `json:"packet_rate"` // one core: 1e9 / ns_per_packet
 	// Checks holds each path the replays ran against that path's own
 	// predicted rate: the example's path (repeated, or in single runs when
 	// stateful) and the path its repeats settle on. A path the packet runs
@@ -187,7 +194,11 @@ type PathCheck struct {
 	Predicted    float64 `json:"predicted_pps"`
 	Expected     float64 `json:"expected_pps,omitempty"`
 	Measured     float64 `json:"measured_pps"`
-	Held         bool    `json:"held"` // measured >= predicted
+	// AtSlowSpeed is the measured rate at the calibration's slow state
+	// (Measured.SlowNs): what a guarantee priced at the costs' high
+	// percentile is tight against. 0 without a speed probe.
+	AtSlowSpeed float64 `json:"slow_state_pps,omitempty"`
+	Held        bool    `json:"held"` // measured >= predicted
 }
 
 // SourceLine is a source location on a path with what its instructions

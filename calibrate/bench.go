@@ -20,7 +20,7 @@ type bench struct {
 	sub     func(b *builder)        // a subprogram after the epilogue
 	ops     int                     // operations per copy (0: 1)
 	aux     []string                // per copy: measurements of the other instructions, subtracted
-	raw     bool                    // the program alone, no copies: per_packet
+	raw     bool                    // the program alone, no copies: per_packet, and the speed probe (setup is its body)
 	full    bool                    // a variant --quick leaves out: rarely the dearest
 	// pcv, when set, verifies each loaded program and its maps before
 	// they are timed (check.go); an error leaves the bench unmeasured.
@@ -56,7 +56,11 @@ func (bn *bench) ID() string {
 // build assembles the program with k copies.
 func (bn *bench) build(k int) *builder {
 	b := &builder{}
-	if bn.raw {
+	if bn.raw { // the program alone, timed whole
+		if bn.setup != nil {
+			b.prologue()
+			bn.setup(b)
+		}
 		b.epilogue()
 		return b
 	}
@@ -96,7 +100,7 @@ func aluBenches(key string, op func(dst asm.Register) asm.Instruction) []*bench 
 // classBenches measures the instruction classes of target.Class.
 func classBenches() []*bench {
 	var bs []*bench
-	bs = append(bs, &bench{key: "per_packet", raw: true})
+	bs = append(bs, &bench{key: "per_packet", raw: true}, speedBench())
 	bs = append(bs, aluBenches("classes.alu64", func(d asm.Register) asm.Instruction { return asm.Add.Reg(d, asm.R2) })...)
 	bs = append(bs, aluBenches("classes.alu32", func(d asm.Register) asm.Instruction { return asm.Add.Reg32(d, asm.R2) })...)
 	bs = append(bs, aluBenches("classes.shift32", func(d asm.Register) asm.Instruction { return asm.LSh.Imm32(d, 1) })...)

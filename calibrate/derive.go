@@ -85,6 +85,7 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 	}
 	x, ok := d.pick("per_packet")
 	set(&t.PerPacket, "per_packet", x, ok)
+	d.pick(SpeedKey) // no cost: its spread is kept for timing beside replays
 	for _, c := range []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", "ld_imm64", "jump"} {
 		v := t.Classes[c]
 		x, ok := d.pick("classes." + c)

@@ -193,6 +193,9 @@ func (l *loaded) load(opts Options) error {
 	perCopy := [...]float64{insnGroup: 0.5, memGroup: 1, helperGroup: 30}[bn.group]
 	l.baseN = int(min(max(want/(20+perCopy*float64(base)), 100), 1e6))
 	l.fullN = int(min(max(want/(20+perCopy*float64(base+k)), 100), 1e6))
+	if bn.key == SpeedKey {
+		l.baseN = speedRepeat // as the probe is timed beside replays
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ func (l *loads) hook(t *testing.T) func(*ebpf.Program) {
 }
 
 func subset(id string) bool {
-	return id == "per_packet" || strings.HasPrefix(id, "classes.alu64") || id == "classes.ld_imm64/indep" || id == "helpers.map_lookup_elem.hash/key40" ||
+	return id == "per_packet" || id == SpeedKey || strings.HasPrefix(id, "classes.alu64") || id == "classes.ld_imm64/indep" || id == "helpers.map_lookup_elem.hash/key40" ||
 		id == "cond64.taken" || id == "memory.stack.atomic/add"
 }
 
@@ -59,7 +60,7 @@ func TestRunSubset(t *testing.T) {
 			t.Errorf("%s: %d runs", m.ID(), len(m.Runs))
 		}
 	}
-	for _, id := range []string{"per_packet", "classes.alu64/indep", "helpers.map_lookup_elem.hash/key40", "memory.stack.atomic/add"} {
+	for _, id := range []string{"per_packet", SpeedKey, "classes.alu64/indep", "helpers.map_lookup_elem.hash/key40", "memory.stack.atomic/add"} {
 		m := ids[id]
 		if m == nil {
 			t.Fatalf("%s not measured", id)
@@ -78,6 +79,33 @@ func TestRunSubset(t *testing.T) {
 	}
 	if !back.Estimated["classes.mul"] || back.Estimated["classes.alu64"] {
 		t.Errorf("estimated %v: want the unmeasured mul, not alu64", back.Estimated)
+	}
+	// The speed probe is no cost; its spread is kept for timing beside replays.
+	if s, ok := back.Calibration.Spread[SpeedKey]; !ok || s.High != ids[SpeedKey].Spread.High {
+		t.Errorf("speed probe spread %+v in the calibration, measured %+v", s, ids[SpeedKey].Spread)
+	}
+	if back.Estimated[SpeedKey] {
+		t.Errorf("the speed probe is listed among the estimated costs")
+	}
+}
+
+// TestProbe: the probe loads as the calibration's, times positive and
+// unloads on Close.
+func TestProbe(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("BPF_PROG_TEST_RUN needs root")
+	}
+	p, err := NewProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := p.Time()
+	p.Close()
+	if err != nil || ns <= 0 {
+		t.Fatalf("probe: %g ns, %v", ns, err)
+	}
+	if _, err := p.Time(); err == nil {
+		t.Error("a closed probe still runs")
 	}
 }
 

@@ -26,7 +26,7 @@ type pricer struct {
 
 // check describes one path a replay ran (its executed instructions) with
 // its predicted rates and the measured one.
-func (pc pricer) check(name, how string, executed []int32, ns float64) (bound.PathCheck, error) {
+func (pc pricer) check(name, how string, executed []int32, ns, slowNs float64) (bound.PathCheck, error) {
 	edges, err := cfg.PathOf(pc.g, executed)
 	if err != nil {
 		return bound.PathCheck{}, fmt.Errorf("the %s path on the graph: %w", name, err)
@@ -37,6 +37,9 @@ func (pc pricer) check(name, how string, executed []int32, ns float64) (bound.Pa
 	}
 	if ns > 0 {
 		c.Measured = 1e9 / ns
+	}
+	if slowNs > 0 {
+		c.AtSlowSpeed = 1e9 / slowNs
 	}
 	c.Held = c.Measured >= c.Predicted
 	return c, nil

@@ -47,12 +47,17 @@ const repeatCheck = 16
 // expected, the calibration's medians, when not nil).
 func Paths(c, expected *bound.Costed, r *bound.Result) error {
 	pc := pricer{g: c.G, guarantee: c, expected: expected}
+	sp, err := newSpeed(c.T, testrun.Options{}.CPU)
+	if err != nil {
+		return err
+	}
+	defer sp.close()
 	for i := range r.Paths {
 		pr := &r.Paths[i]
 		if pr.Example == nil {
 			continue
 		}
-		m, err := path(pc, pr, pr.Edges)
+		m, err := path(pc, sp, pr, pr.Edges)
 		if err != nil {
 			return err
 		}
@@ -61,7 +66,7 @@ func Paths(c, expected *bound.Costed, r *bound.Result) error {
 	return nil
 }
 
-func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
+func path(pc pricer, sp *speed, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
 	g := pc.g
 	p := g.Prog
 	base, err := mapstate.ObjectDefaults(p)
@@ -121,13 +126,16 @@ func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, erro
 	}
 	m.KernelVerdict = res.Verdict
 	m.Timings = Timings
-	if m.NsPerPacket, err = timed(runner, state, in); err != nil {
+	if m.NsPerPacket, m.SlowNs, err = timed(sp, runner, state, in); err != nil {
 		return nil, err
 	}
 	if m.Stateful {
-		if m.SingleNs, err = single(p, state, in, res.Verdict); err != nil {
+		var factor float64
+		m.SingleNs, factor, err = sp.around(func() (float64, error) { return single(p, state, in, res.Verdict) })
+		if err != nil {
 			return nil, err
 		}
+		m.SingleSlowNs = m.SingleNs * factor
 		m.SingleRuns = SingleRuns
 	}
 	if m.NsPerPacket > 0 {
@@ -138,13 +146,13 @@ func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, erro
 		name = "as run"
 	}
 	if !m.Stateful {
-		ch, err := pc.check(name, "repeated", executed, m.NsPerPacket)
+		ch, err := pc.check(name, "repeated", executed, m.NsPerPacket, m.SlowNs)
 		if err != nil {
 			return nil, err
 		}
 		m.Checks = append(m.Checks, ch)
 	} else {
-		ch, err := pc.check(name, "single runs", executed, m.SingleNs)
+		ch, err := pc.check(name, "single runs", executed, m.SingleNs, m.SingleSlowNs)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +166,7 @@ func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, erro
 			return nil, err
 		}
 		if ok {
-			ch, err := pc.check("repeats", "repeated", rep, m.NsPerPacket)
+			ch, err := pc.check("repeats", "repeated", rep, m.NsPerPacket, m.SlowNs)
 			if err != nil {
 				return nil, err
 			}
@@ -175,21 +183,27 @@ func path(pc pricer, pr *bound.PathReport, edges []int32) (*bound.Measured, erro
 // mean per run, ns), the state restored before each. One timing takes a
 // few milliseconds, and on a shared or virtual machine now and then one
 // of them meets an interrupt storm or a slower spell of the host; the
-// median leaves such a timing out rather than reporting it.
-func timed(r *testrun.Runner, state *mapstate.State, in testrun.Input) (float64, error) {
-	var ns []float64
+// median leaves such a timing out rather than reporting it. slow is the
+// median of the timings carried to the calibration's slow state by the
+// speed probe timed around each (0 without a probe).
+func timed(sp *speed, r *testrun.Runner, state *mapstate.State, in testrun.Input) (ns, slow float64, err error) {
+	var all, slows []float64
 	for range Timings {
 		if err := r.Fill(state); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		d, _, err := r.Time(in, Repeat)
+		t, factor, err := sp.around(func() (float64, error) {
+			d, _, err := r.Time(in, Repeat)
+			return float64(d.Nanoseconds()), err
+		})
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		ns = append(ns, float64(d.Nanoseconds()))
+		all, slows = append(all, t), append(slows, t*factor)
 	}
-	slices.Sort(ns)
-	return stats.Percentile(ns, 50), nil
+	slices.Sort(all)
+	slices.Sort(slows)
+	return stats.Percentile(all, 50), stats.Percentile(slows, 50), nil
 }
 
 // single times the example in single runs, each after restoring its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
 	"github.com/dpperf/dpperf/target"
@@ -16,6 +17,12 @@ import (
 // measured bounds one program under the built-in x86-64 target, measures
 // its example and returns the costed graph with the result.
 func measured(t *testing.T, file, prog string) (*bound.Costed, *bound.Result) {
+	t.Helper()
+	return measuredWith(t, file, prog, nil)
+}
+
+// measuredWith is measured with the target's calibration set to cal.
+func measuredWith(t *testing.T, file, prog string, cal *target.Calibration) (*bound.Costed, *bound.Result) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("BPF_PROG_TEST_RUN needs root")
@@ -32,6 +39,7 @@ func measured(t *testing.T, file, prog string) (*bound.Costed, *bound.Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tg.Calibration = cal
 	c := bound.Cost(g, tg)
 	res, err := bound.SSP(context.Background(), c, bound.SearchOptions{Workers: 1})
 	if err != nil {
@@ -90,5 +98,28 @@ func TestUnfillableMapAsRun(t *testing.T) {
 	m := res.Paths[0].Measured
 	if m.PathMatches || len(m.Checks) != 1 || m.Checks[0].Path != "as run" || m.Checks[0].Predicted <= res.Bound.PacketRate {
 		t.Fatalf("path matches %v, checks %+v, bound %g: want the packet's own, faster path checked", m.PathMatches, m.Checks, res.Bound.PacketRate)
+	}
+}
+
+// TestSlowSpeed: with a calibration that timed the speed probe, every
+// timing is carried to the calibration's slow speed by the probe timed
+// around it. A probe "high" of 1 ms a run (the probe runs in about 0.1 µs)
+// multiplies the times by thousands, an order no disturbance reaches;
+// without the probe nothing is carried.
+func TestSlowSpeed(t *testing.T) {
+	cal := &target.Calibration{Runs: 1, Percentile: 90, Spread: map[string]target.Spread{calibrate.SpeedKey: {Min: 1e6, Median: 1e6, High: 1e6, Max: 1e6}}}
+	_, res := measuredWith(t, testobj.Built(t, "flowtable"), "", cal)
+	m := res.Paths[0].Measured
+	if !m.Stateful || m.SlowNs < 1000*m.NsPerPacket || m.SingleSlowNs < 1000*m.SingleNs {
+		t.Fatalf("repeated %g ns, at the slow speed %g; single %g ns, at the slow speed %g: want each carried by more than 1000", m.NsPerPacket, m.SlowNs, m.SingleNs, m.SingleSlowNs)
+	}
+	for _, c := range m.Checks {
+		if c.AtSlowSpeed <= 0 || c.AtSlowSpeed > c.Measured/1000 {
+			t.Errorf("check %+v: want a rate at the slow speed below a thousandth of the measured one", c)
+		}
+	}
+	_, res = measured(t, testobj.Built(t, "fig2"), "")
+	if m := res.Paths[0].Measured; m.SlowNs != 0 || m.Checks[0].AtSlowSpeed != 0 {
+		t.Errorf("no probe in the calibration, but %g ns at the slow speed (%+v)", m.SlowNs, m.Checks[0])
 	}
 }

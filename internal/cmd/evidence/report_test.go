@@ -24,6 +24,13 @@ func example(pred, meas float64) bound.PathCheck {
 	return bound.PathCheck{Path: "example", How: "repeated", Predicted: pred, Measured: meas}
 }
 
+// atSlow is example with its replay carried to the calibration's slow speed.
+func atSlow(pred, meas, slow float64) bound.PathCheck {
+	c := example(pred, meas)
+	c.AtSlowSpeed = slow
+	return c
+}
+
 // TestSummarize: a known answer. A path whose median replay is below its
 // own prediction is a violation even when its fastest replay is above; a
 // stateful program's repeats are held against their own path; a program
@@ -37,8 +44,8 @@ func TestSummarize(t *testing.T) {
 		return bound.PathCheck{Path: "repeats", How: "repeated", Predicted: pred, Measured: meas}
 	}
 	rows := map[string][]*bound.Result{
-		"a": {result("ssp", 10e6, ran(example(10e6, 20e6))), result("ssp", 10e6, ran(example(10e6, 25e6))), result("ssp", 10e6, ran(example(10e6, 12e6)))},
-		"b": {result("ssp", 10e6, ran(example(10e6, 9e6))), result("ssp", 10e6, ran(example(10e6, 11e6))), result("ssp", 10e6, ran(example(10e6, 8e6)))},
+		"a": {result("ssp", 10e6, ran(atSlow(10e6, 20e6, 11e6))), result("ssp", 10e6, ran(atSlow(10e6, 25e6, 12.5e6))), result("ssp", 10e6, ran(atSlow(10e6, 12e6, 12e6)))},
+		"b": {result("ssp", 10e6, ran(atSlow(10e6, 9e6, 9e6))), result("ssp", 10e6, ran(atSlow(10e6, 11e6, 9.5e6))), result("ssp", 10e6, ran(atSlow(10e6, 8e6, 8e6)))},
 		"s": {result("ssp", 4e6, ran(single(4e6, 5e6), repeats(8e6, 7e6))), result("ssp", 4e6, ran(single(4e6, 6e6), repeats(8e6, 7.5e6))),
 			result("ssp", 4e6, ran(single(4e6, 5.5e6), repeats(8e6, 9e6)))},
 		"d": {result("intermediate", 1e6, bound.Measured{})},
@@ -71,14 +78,20 @@ func TestSummarize(t *testing.T) {
 	if math.Abs(rep.MedianSlowestRatio-10.0/12) > 1e-12 {
 		t.Errorf("median ratio against the slowest replay %g, want %g", rep.MedianSlowestRatio, 10.0/12)
 	}
+	// At the slow speed: a 10/12 (no replay below), b 10/9 (below); s has
+	// no probe and is not counted. The empirical median of two is the lower.
+	if math.Abs(rep.MedianSlowStateRatio-10.0/12) > 1e-12 || rep.SlowStateBelow != 1 || a.Paths[0].SlowState != 12e6 {
+		t.Errorf("at the slow speed: median ratio %g, programs below %d, a %g", rep.MedianSlowStateRatio, rep.SlowStateBelow, a.Paths[0].SlowState)
+	}
 	var md strings.Builder
 	if err := rep.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| a | 10.00 | example (repeated) | 10.00 / – | 12.00 / 20.00 | 0.50 | 0.83 | – | 0 of 3 | held |",
-		"| b | 10.00 | example (repeated) | 10.00 / – | 8.00 / 9.00 | 1.11 | 1.25 | – | 2 of 3 | VIOLATED |",
-		"|  |  | repeats (repeated) | 8.00 / – | 7.00 / 7.50 | 1.07 | 1.14 | – | 2 of 3 | VIOLATED |",
+		"| a | 10.00 | example (repeated) | 10.00 / – | 12.00 / 20.00 | 12.00 | 0.50 | 0.83 | 0.83 | – | 0 of 3 | held |",
+		"| b | 10.00 | example (repeated) | 10.00 / – | 8.00 / 9.00 | 9.00 | 1.11 | 1.25 | 1.11 | – | 2 of 3 | VIOLATED |",
+		"|  |  | repeats (repeated) | 8.00 / – | 7.00 / 7.50 | – | 1.07 | 1.14 | – | – | 2 of 3 | VIOLATED |",
+		"Programs with a path below its prediction at the slow speed: 1.",
 		"3 of 4 programs compared: 2 violations", "- d not compared: intermediate",
 		"`--target host` (x86-64-host, basis calibrated)"} {
 		if !strings.Contains(md.String(), want) {
