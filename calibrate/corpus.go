@@ -25,8 +25,13 @@ type Sample struct {
 	Packet  []byte    // the packet that takes it, from the start state
 	Share   []float64 // the path's cost under the measured target, per group (target.Groups)
 	Runs    []float64 // ns per packet, one per interleaved run
-	High    float64   // the Percentile of Runs
-	Median  float64
+	// SlowRuns are Runs carried to the calibration's slow state by the
+	// speed probe timed around each (empty when the calibration has no
+	// probe): what an envelope must cover for its bounds to hold when the
+	// core runs slow.
+	SlowRuns []float64 `json:",omitempty"`
+	High     float64   // the Percentile of SlowRuns, or of Runs without them
+	Median   float64   // the median of Runs
 }
 
 // Predicted is the sample's cost with every group's share scaled.
@@ -122,6 +127,11 @@ func Corpus(ctx context.Context, progs []*bpfprog.Program, t *target.Target, opt
 			opts.Loaded(cp.runner.Program())
 		}
 	}
+	probe, err := ProbeFor(t)
+	if err != nil {
+		return nil, err
+	}
+	defer probe.Close()
 	var all []*Sample
 	for run := 0; run < opts.Runs; run++ {
 		for _, cp := range cps {
@@ -133,17 +143,26 @@ func Corpus(ctx context.Context, progs []*bpfprog.Program, t *target.Target, opt
 				if err := cp.runner.Fill(cp.state); err != nil {
 					return nil, err
 				}
-				d, _, err := cp.runner.Time(testrun.Input{Packet: s.Packet}, opts.Repeat)
+				ns, factor, err := probe.Around(opts.CPU, func() (float64, error) {
+					d, _, err := cp.runner.Time(testrun.Input{Packet: s.Packet}, opts.Repeat)
+					return float64(d.Nanoseconds()), err
+				})
 				if err != nil {
 					return nil, err
 				}
-				s.Runs = append(s.Runs, float64(d.Nanoseconds()))
+				s.Runs = append(s.Runs, ns)
+				if factor > 0 {
+					s.SlowRuns = append(s.SlowRuns, ns*factor)
+				}
 			}
 		}
 	}
 	for _, cp := range cps {
 		for _, s := range cp.samples {
 			s.High = Percentile(s.Runs, opts.Percentile)
+			if len(s.SlowRuns) > 0 {
+				s.High = Percentile(s.SlowRuns, opts.Percentile)
+			}
 			s.Median = Percentile(s.Runs, 50)
 			all = append(all, s)
 		}

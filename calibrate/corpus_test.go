@@ -61,3 +61,32 @@ func TestCorpusTimesRealPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusSlowRuns: under a calibration that timed the speed probe,
+// every run is also carried to the slow state and the sample's High is
+// taken from those. A probe High of 1 ms a run (the probe runs in about
+// 0.1 µs) multiplies them by thousands.
+func TestCorpusSlowRuns(t *testing.T) {
+	tg, err := target.Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Calibration = &target.Calibration{Runs: 1, Percentile: 90, Spread: map[string]target.Spread{SpeedKey: {Min: 1e6, Median: 1e6, High: 1e6, Max: 1e6}}}
+	p, err := bpfprog.LoadFile(testobj.Built(t, "parser"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l loads
+	ss, err := Corpus(context.Background(), []*bpfprog.Program{p}, tg, CorpusOptions{Packets: 50, PerProgram: 2, Runs: 3, Repeat: 2000, Loaded: l.hook(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) == 0 {
+		t.Fatal("no path timed")
+	}
+	for _, s := range ss {
+		if len(s.SlowRuns) != len(s.Runs) || s.High < 1000*s.Median {
+			t.Errorf("%s (%d insns): runs %v, slow runs %v, high %g", s.Program, s.Insns, s.Runs, s.SlowRuns, s.High)
+		}
+	}
+}

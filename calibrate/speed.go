@@ -2,9 +2,13 @@ package calibrate
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+
+	"github.com/dpperf/dpperf/target"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 // SpeedKey is the calibration spread key of the speed probe: a fixed
@@ -43,6 +47,9 @@ func speedBody(b *builder) {
 type Probe struct {
 	c   *ebpf.Collection
 	pkt []byte
+	// High is the probe's time at the calibration's percentile: the speed
+	// of the slow state the costs were priced at (0: unknown).
+	High float64
 }
 
 // NewProbe loads the speed probe (root).
@@ -58,11 +65,76 @@ func NewProbe() (*Probe, error) {
 	return &Probe{c: c, pkt: packet()}, nil
 }
 
+// ProbeFor loads the probe for timing against t's calibration: nil when
+// the calibration did not time it (built-in targets, older calibrations).
+func ProbeFor(t *target.Target) (*Probe, error) {
+	if t == nil || t.Calibration == nil {
+		return nil, nil
+	}
+	s, ok := t.Calibration.Spread[SpeedKey]
+	if !ok || s.High <= 0 {
+		return nil, nil
+	}
+	p, err := NewProbe()
+	if err != nil {
+		return nil, err
+	}
+	p.High = s.High
+	return p, nil
+}
+
 // Time is the probe's mean time of one run now, in ns, on the calling
 // thread's CPU (pin it to the calibrated one).
 func (p *Probe) Time() (float64, error) {
 	return timeOnce(p.c, p.pkt, speedRepeat)
 }
 
-// Close unloads the probe.
-func (p *Probe) Close() { p.c.Close() }
+// aroundTries is how many times a timing is taken again when the probe
+// before it and the probe after it disagree by more than aroundAgree: the
+// core changed speed during the timing.
+const (
+	aroundTries = 4
+	aroundAgree = 0.10
+)
+
+// Around takes the timing f between two timings of the probe on cpu and
+// returns f's figure with the factor that carries it to the slow state
+// (High over the two probes' mean). When the probes disagree the timing
+// is taken again, up to aroundTries times, and the last is kept. A nil
+// probe runs f alone and returns factor 0.
+func (p *Probe) Around(cpu int, f func() (float64, error)) (ns, factor float64, err error) {
+	if p == nil {
+		ns, err = f()
+		return ns, 0, err
+	}
+	unpin, err := testrun.Pin(cpu)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer unpin()
+	for range aroundTries {
+		before, err := p.Time()
+		if err != nil {
+			return 0, 0, err
+		}
+		if ns, err = f(); err != nil {
+			return 0, 0, err
+		}
+		after, err := p.Time()
+		if err != nil {
+			return 0, 0, err
+		}
+		factor = 2 * p.High / (before + after)
+		if math.Abs(before-after) <= aroundAgree*min(before, after) {
+			break
+		}
+	}
+	return ns, factor, nil
+}
+
+// Close unloads the probe (a nil probe is none).
+func (p *Probe) Close() {
+	if p != nil {
+		p.c.Close()
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
+	"github.com/dpperf/dpperf/calibrate"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/classtime"
 	"github.com/dpperf/dpperf/interp"
@@ -25,6 +26,9 @@ import (
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/testrun"
 )
+
+// replayCPU is the CPU the replays run on (testrun's default).
+var replayCPU = testrun.Options{}.CPU
 
 // Repeat is how many runs one timing takes.
 const Repeat = 200000
@@ -47,17 +51,17 @@ const repeatCheck = 16
 // expected, the calibration's medians, when not nil).
 func Paths(c, expected *bound.Costed, r *bound.Result) error {
 	pc := pricer{g: c.G, guarantee: c, expected: expected}
-	sp, err := newSpeed(c.T, testrun.Options{}.CPU)
+	probe, err := calibrate.ProbeFor(c.T)
 	if err != nil {
 		return err
 	}
-	defer sp.close()
+	defer probe.Close()
 	for i := range r.Paths {
 		pr := &r.Paths[i]
 		if pr.Example == nil {
 			continue
 		}
-		m, err := path(pc, sp, pr, pr.Edges)
+		m, err := path(pc, probe, pr, pr.Edges)
 		if err != nil {
 			return err
 		}
@@ -66,7 +70,10 @@ func Paths(c, expected *bound.Costed, r *bound.Result) error {
 	return nil
 }
 
-func path(pc pricer, sp *speed, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
+// path replays one path's example; the speed probe (nil: none) is timed
+// around every timing, on the CPU the replays run on, to carry it to the
+// calibration's slow state.
+func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32) (*bound.Measured, error) {
 	g := pc.g
 	p := g.Prog
 	base, err := mapstate.ObjectDefaults(p)
@@ -126,12 +133,12 @@ func path(pc pricer, sp *speed, pr *bound.PathReport, edges []int32) (*bound.Mea
 	}
 	m.KernelVerdict = res.Verdict
 	m.Timings = Timings
-	if m.NsPerPacket, m.SlowNs, err = timed(sp, runner, state, in); err != nil {
+	if m.NsPerPacket, m.SlowNs, err = timed(probe, runner, state, in); err != nil {
 		return nil, err
 	}
 	if m.Stateful {
 		var factor float64
-		m.SingleNs, factor, err = sp.around(func() (float64, error) { return single(p, state, in, res.Verdict) })
+		m.SingleNs, factor, err = probe.Around(replayCPU, func() (float64, error) { return single(p, state, in, res.Verdict) })
 		if err != nil {
 			return nil, err
 		}
@@ -186,13 +193,13 @@ func path(pc pricer, sp *speed, pr *bound.PathReport, edges []int32) (*bound.Mea
 // median leaves such a timing out rather than reporting it. slow is the
 // median of the timings carried to the calibration's slow state by the
 // speed probe timed around each (0 without a probe).
-func timed(sp *speed, r *testrun.Runner, state *mapstate.State, in testrun.Input) (ns, slow float64, err error) {
+func timed(probe *calibrate.Probe, r *testrun.Runner, state *mapstate.State, in testrun.Input) (ns, slow float64, err error) {
 	var all, slows []float64
 	for range Timings {
 		if err := r.Fill(state); err != nil {
 			return 0, 0, err
 		}
-		t, factor, err := sp.around(func() (float64, error) {
+		t, factor, err := probe.Around(replayCPU, func() (float64, error) {
 			d, _, err := r.Time(in, Repeat)
 			return float64(d.Nanoseconds()), err
 		})
