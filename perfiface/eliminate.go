@@ -54,6 +54,9 @@ type items struct {
 	list  []item
 	cons  []constraint
 	byKey map[string]int32
+	// impact and met, once computed (docelim.go).
+	impact []float64
+	met    []int32
 }
 
 func (it *Interface) items() *items {

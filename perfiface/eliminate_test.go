@@ -110,3 +110,37 @@ func TestEliminationKatran(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentMerge: the document's elimination on the paths of known
+// programs. On fig2 and parser, a constraint whose pair of paths differs
+// by less than r goes, and what it separated is one class. On Katran v4 at
+// the document's resolution 50 it leaves few classes, but wide ones: some
+// input lies further than r from its class, which this package's view
+// never allows.
+func TestDocumentMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores test_xdp_noinline exactly")
+	}
+	f := filepath.Join(testobj.Root(), "build", "bpf", "test_xdp_noinline.o")
+	it := exactInterface(t, f, "balancer_ingress_v4", ExploreOptions{})
+	prev := math.MaxInt
+	for _, r := range []float64{0, 25, 50, 100, 200} {
+		dm := it.DocumentMerge(r)
+		n := checkElimination(t, it, max(r, 1))
+		t.Logf("resolution %g: document %d classes (%d of %d constraints eliminated, %d unpaired), worst error %.1f; unpaired eliminated too %d classes, worst error %.1f; view %d classes",
+			r, dm.Classes, dm.Eliminated, dm.Constraints, dm.Unpaired, dm.WorstError, dm.Loose.Classes, dm.Loose.WorstError, n)
+		if dm.WorstError > max(r, 0) {
+			t.Errorf("resolution %g: keeping the unpaired constraints, a path lies %g from its class", r, dm.WorstError)
+		}
+		if r == 50 && dm.Loose.WorstError <= r {
+			t.Errorf("resolution 50: eliminating every constraint of small or unmeasured impact gives %d classes within %g: the definition holds", dm.Loose.Classes, dm.Loose.WorstError)
+		}
+		if dm.Classes > prev {
+			t.Errorf("resolution %g: %d classes, more than %d at a finer one", r, dm.Classes, prev)
+		}
+		prev = dm.Classes
+		if r == 0 && (dm.Eliminated != 0 || dm.WorstError != 0) {
+			t.Errorf("resolution 0: %+v, want nothing eliminated and every path exact", dm)
+		}
+	}
+}

@@ -94,8 +94,11 @@ func (it *Interface) Dot(w io.Writer, v *View) error {
 }
 
 // WriteThresholds lists the resolution thresholds with the interface's
-// size (classes and lines of Python) above each, then what the exploration
-// left out.
+// size (classes and lines of Python) above each, beside what the source
+// document's elimination gives on the same paths (DocumentMerge: its
+// classes and the worst distance of a path from its class; then with the
+// constraints no pair of paths measures eliminated too), then what the
+// exploration left out.
 func (it *Interface) WriteThresholds(w io.Writer) error {
 	switch {
 	case it.Coarse && it.Bounded > 0:
@@ -107,9 +110,27 @@ func (it *Interface) WriteThresholds(w io.Writer) error {
 	default:
 		fmt.Fprintf(w, "%s: %d feasible paths, metric %s\n\n", it.Program, len(it.Paths), it.Metric)
 	}
-	fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
+	// The document's elimination needs every path's cost: exact
+	// interfaces only.
+	doc := it.Bounded == 0 && !it.Partial
+	if doc {
+		fmt.Fprintf(w, "%12s  %8s  %6s  %-16s  %s\n", "resolution", "classes", "lines", "document", "unpaired too")
+	} else {
+		fmt.Fprintf(w, "%12s  %8s  %6s\n", "resolution", "classes", "lines")
+	}
 	for _, t := range it.Thresholds() {
-		fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimFloat(t.Value), t.Classes, t.Lines)
+		if !doc {
+			fmt.Fprintf(w, "%12s  %8d  %6d\n", "> "+trimFloat(t.Value), t.Classes, t.Lines)
+			continue
+		}
+		dm := it.DocumentMerge(t.Value + 1e-9) // just above the threshold, as the row
+		fmt.Fprintf(w, "%12s  %8d  %6d  %-16s  %s\n", "> "+trimFloat(t.Value), t.Classes, t.Lines,
+			fmt.Sprintf("%d ±%s", dm.Classes, trimFloat(dm.WorstError)), fmt.Sprintf("%d ±%s", dm.Loose.Classes, trimFloat(dm.Loose.WorstError)))
+	}
+	if doc {
+		fmt.Fprintln(w, "\ndocument: the source document's elimination on these paths (a constraint goes when the paths that differ")
+		fmt.Fprintln(w, "only there differ by less than the resolution), its classes and the farthest a path lies from its class's")
+		fmt.Fprintln(w, "value; unpaired too: constraints no such pair measures are eliminated as well")
 	}
 	if it.Coarse && it.Bounded > 0 {
 		fmt.Fprintf(w, "\nthresholds at or below %s lie in subtrees not explored: --resolution R --thresholds refines down to R,\n--resolution 0 --thresholds explores every feasible path\n", trimFloat(it.Reached))
