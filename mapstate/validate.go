@@ -34,6 +34,11 @@ func Fillable(t ebpf.MapType) bool {
 	return false
 }
 
+// Sockets says whether a map's entries are sockets (XSK maps): a state
+// may name their keys, meaning "an AF_XDP socket here"; the value is not
+// used. They are not Fillable from bytes: testrun creates the sockets.
+func Sockets(t ebpf.MapType) bool { return t == ebpf.XSKMap }
+
 // Validate checks s against the maps program p uses: every map named
 // exists and can be filled, keys and values have the map's sizes, array
 // indices are in range, LPM prefixes fit, no key repeats and no map holds
@@ -52,7 +57,7 @@ func (s *State) Validate(p *bpfprog.Program, file string) error {
 }
 
 func validateMap(pm *bpfprog.Map, m *Map) error {
-	if len(m.Entries) > 0 && !Fillable(pm.Type) {
+	if len(m.Entries) > 0 && !Fillable(pm.Type) && !Sockets(pm.Type) {
 		return fmt.Errorf("entries of %v maps cannot be given as bytes", pm.Type)
 	}
 	if uint64(len(m.Entries)) > uint64(pm.MaxEntries) {

@@ -253,10 +253,11 @@ func exampleState(p *bpfprog.Program, ex *bound.Example) (*mapstate.State, []str
 }
 
 // holdsObjects reports maps whose values are kernel objects (devices,
-// sockets, programs) rather than bytes.
+// sockets, programs) that the solver's bytes cannot name. XSK maps are not
+// among them: testrun creates an AF_XDP socket for each key.
 func holdsObjects(t ebpf.MapType) bool {
 	switch t {
-	case ebpf.XSKMap, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.SockMap, ebpf.SockHash, ebpf.ProgramArray:
+	case ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.SockMap, ebpf.SockHash, ebpf.ProgramArray:
 		return true
 	}
 	return false

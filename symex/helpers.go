@@ -56,7 +56,7 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 		res = scalar(b.ite(ok, konst(64, xdpRedirect), konst(64, 0)))
 	case asm.FnRedirectMap:
 		// XDP_REDIRECT when the entry exists, else the low two bits of flags.
-		found := b.fresh(1, "rm")
+		found := m.redirectFound(r(asm.R1), r(asm.R2))
 		fallback := b.bvAnd(r(asm.R3).off, konst(64, 3))
 		res = scalar(b.ite(found, konst(64, xdpRedirect), fallback))
 	case asm.FnXdpAdjustHead:
@@ -156,6 +156,19 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	v := m.newObjectIn(mp.obj, int(spec.ValueSize), key, found, "("+val+" "+key.s+")")
 	st.lookups[cacheKey] = v.obj
 	return v, nil
+}
+
+// redirectFound is whether bpf_redirect_map finds its entry: the map's
+// element at the key's low 32 bits, as a lookup of the same key finds it
+// (a program that looks the socket up first, then redirects to it, takes
+// both on the same element). Maps the contents do not model: unknown.
+func (m *machine) redirectFound(mp, key value) term {
+	if mp.reg != regMap || mp.obj < 0 || m.g.Maps[mp.obj] == nil || m.g.Maps[mp.obj].KeySize != 4 {
+		return m.b.fresh(1, "rm")
+	}
+	has, _ := m.contents(mp.obj)
+	k := m.b.extract(key.off, 31, 0)
+	return m.b.defRaw(1, "("+has+" "+k.s+")")
 }
 
 // contents names the functions that give a map's elements in its current

@@ -25,10 +25,16 @@ func (r *Runner) fill(s *mapstate.State) error {
 	return r.pinned(func() error {
 		for _, name := range sortedNames(r.maps) {
 			pm := r.prog.Maps[name]
+			m := r.maps[name]
+			if mapstate.Sockets(pm.Type) {
+				if err := r.fillSockets(name, m, entriesOf(s, name)); err != nil {
+					return fmt.Errorf("map %s: %w", name, err)
+				}
+				continue
+			}
 			if !mapstate.Fillable(pm.Type) || r.readOnly[name] {
 				continue
 			}
-			m := r.maps[name]
 			if err := clearMap(m, pm.Type, int(pm.ValueSize), r.ncpu); err != nil {
 				return fmt.Errorf("map %s: clear: %w", name, err)
 			}

@@ -32,6 +32,8 @@ type Runner struct {
 	ncpu int
 	// readOnly names the maps frozen with their contents at load.
 	readOnly map[string]bool
+	sockets  []*xsk                     // AF_XDP sockets of XSK maps, the first holding the UMEM
+	xsks     map[string]map[uint32]*xsk // by map and key
 }
 
 // Input is one packet and the receive queue it arrives on. Ifindex 0 runs
@@ -160,7 +162,10 @@ func (r *Runner) Close() error {
 	for _, m := range r.maps {
 		errs = append(errs, m.Close())
 	}
-	r.p, r.maps = nil, nil
+	for _, x := range r.sockets {
+		errs = append(errs, x.close())
+	}
+	r.p, r.maps, r.sockets, r.xsks = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
