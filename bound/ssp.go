@@ -26,6 +26,9 @@ type SearchOptions struct {
 	// checkers, with the best bound so far; 0: none. Unlike TimeLimit it
 	// gives the same result on every machine (with one worker).
 	MaxChecks int
+	// MaxHeap ends the search, as MaxChecks does, once the heap holds this
+	// many bytes (memcap.go); 0: no limit.
+	MaxHeap   int64
 	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
 	// WellFormed leaves out packets whose headers a host's stack would
 	// reject (symex.Options.WellFormed); the bound can only rise.
@@ -161,6 +164,9 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.heapStop {
+		notes[s.heapNote()] = true
+	}
 	s.finish(r, notes)
 	return r, nil
 }
@@ -197,6 +203,9 @@ type search struct {
 	kept map[string]bool
 	// single marks the nodes from which one path leads to the sink.
 	single []bool
+	// heapTick counts heap checks; heapStop is set once MaxHeap is reached.
+	heapTick int
+	heapStop bool
 }
 
 func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdict, workers int) error {
@@ -356,9 +365,10 @@ func pathKey(edges []int32) string {
 	return string(b)
 }
 
-// capped: the search has dispatched as many paths as MaxChecks allows.
+// capped: the search has dispatched as many paths as MaxChecks allows,
+// or its heap reached MaxHeap.
 func (s *search) capped() bool {
-	return s.opts.MaxChecks > 0 && s.next >= s.opts.MaxChecks
+	return s.opts.MaxChecks > 0 && s.next >= s.opts.MaxChecks || s.heapFull()
 }
 
 // stopped: nothing in flight and nothing more worth dispatching.

@@ -2,6 +2,7 @@ package bound
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,4 +60,23 @@ func TestFig2SSP(t *testing.T) {
 		}
 	}
 	t.Logf("naive %g, ssp %g pps; %+v", r.Naive.PathRate, r.Bound.PathRate, *r.Search)
+}
+
+// TestSSPHeapLimit: explode_far's paths are nearly all contradictory and
+// the enumeration's state grows with every one. With a heap limit the
+// search ends before it is decided, intermediate, and says why; the
+// bound it reports is still one every slower path was refuted for.
+func TestSSPHeapLimit(t *testing.T) {
+	c := costed(t, "explode_far", "nfp-agilio-cx")
+	r, err := SSP(context.Background(), c, SearchOptions{Metric: PacketRate, Workers: 1, MaxHeap: 24 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "intermediate" || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "heap reached 24 MiB") }) {
+		t.Fatalf("kind %s, notes %q: want an intermediate bound that names the heap limit", r.Kind, r.Notes)
+	}
+	if r.Search.Checked == 0 || r.Bound.PacketRate < r.Naive.PacketRate {
+		t.Errorf("%d paths checked, bound %g below the naive %g", r.Search.Checked, r.Bound.PacketRate, r.Naive.PacketRate)
+	}
+	t.Logf("%d paths checked before the heap reached 24 MiB", r.Search.Checked)
 }

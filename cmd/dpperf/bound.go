@@ -66,7 +66,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pprofOut := fs.String("pprof", "", "write the slowest path's cost by function, source line and instruction to `FILE` (pprof; go tool pprof -top -lines FILE)")
 	mapsOut := fs.String("maps", "", "write the map contents the example packet needs to `FILE` (JSON)")
 	pcvFlag := fs.String("pcv", "", "price every map operation with its PCVs at `NAME=N,...` (traversals, evicted, stages, bucket_len; the target's pcv costs)")
-	memory := fs.Int("memory", 768, "soft limit on the heap in `MIB` MiB, at which the garbage collector works harder (0: none; GOMEMLIMIT overrides)")
+	memory := fs.Int("memory", 768, "limit on the heap in `MIB` MiB: the garbage collector works harder near it (GOMEMLIMIT overrides that), and the search ends there with an intermediate bound (0: none)")
 	doMeasure := fs.Bool("measure", false, "replay the example packet with BPF_PROG_TEST_RUN (root): check its verdict and path, time it")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -147,7 +147,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *naive {
 		res, err = bound.Naive(bctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: remaining(bctx), MaxChecks: *maxChecks, MaxPacket: *maxPacket, WellFormed: *wellFormed,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: remaining(bctx), MaxChecks: *maxChecks, MaxHeap: int64(*memory) << 20, MaxPacket: *maxPacket, WellFormed: *wellFormed,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:
