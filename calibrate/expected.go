@@ -15,14 +15,20 @@ import (
 // typical run, where t holds the slow end a guarantee needs. Bounds under
 // it are expected rates, not guarantees. Only a target calibrated by this
 // package (with the spread of every cost, and not scaled by a fit) has
-// one; for others Expected returns nil.
+// one; for others Expected returns nil. A calibration under the latency
+// model that kept the throughput model's spreads (HostTarget) is expected
+// at the throughput medians: a typical run overlaps what it can.
 func Expected(t *target.Target) (*target.Target, error) {
 	c := t.Calibration
 	if c == nil || len(c.Spread) == 0 || c.Fit != nil || t.Basis != target.BasisCalibrated {
 		return nil, nil
 	}
+	spreads, model := c.Spread, c.Model
+	if len(c.ThroughputSpread) > 0 {
+		spreads, model = c.ThroughputSpread, Throughput
+	}
 	bySize := map[string]bool{} // "helpers.H.M" priced by key size too
-	for key := range c.Spread {
+	for key := range spreads {
 		if rest, ok := strings.CutPrefix(key, "helper_keys."); ok {
 			if i := strings.LastIndexByte(rest, '.'); i > 0 {
 				bySize["helpers."+rest[:i]] = true
@@ -33,8 +39,8 @@ func Expected(t *target.Target) (*target.Target, error) {
 	if d, err := time.Parse(time.RFC3339, c.Date); err == nil {
 		r.Date = d
 	}
-	for _, key := range slices.Sorted(maps.Keys(c.Spread)) {
-		s := c.Spread[key]
+	for _, key := range slices.Sorted(maps.Keys(spreads)) {
+		s := spreads[key]
 		med := target.Spread{Min: s.Min, Median: s.Median, High: s.Median, Max: s.Max, Variant: s.Variant}
 		if rest, ok := strings.CutPrefix(key, "helper_keys."); ok {
 			i := strings.LastIndexByte(rest, '.')
@@ -49,7 +55,7 @@ func Expected(t *target.Target) (*target.Target, error) {
 		}
 		r.Measurements = append(r.Measurements, &Measurement{Key: key, Variant: s.Variant, Spread: med})
 	}
-	e, err := r.Target(t.Name+"-expected", c.Model)
+	e, err := r.Target(t.Name+"-expected", model)
 	if err != nil {
 		return nil, err
 	}

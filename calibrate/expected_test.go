@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -123,5 +124,34 @@ func TestExpectedRatesAboveGuarantees(t *testing.T) {
 				t.Errorf("%s path %d: expected %g below the guarantee %g", name, p.Rank, p.ExpectedRate, p.PacketRate)
 			}
 		}
+	}
+}
+
+// TestExpectedAtThroughputMedians: a host target priced under the latency
+// model with the throughput model's spreads kept is expected at those:
+// the independent operations' median, not the chain's.
+func TestExpectedAtThroughputMedians(t *testing.T) {
+	g, err := target.Load("../target/testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Calibration.Model = Latency
+	g.Calibration.ThroughputSpread = maps.Clone(g.Calibration.Spread)
+	chain := target.Spread{Min: 0.9, Median: 1.0, High: 1.1, Max: 1.2, Variant: "chain"}
+	indep := target.Spread{Min: 0.2, Median: 0.25, High: 0.3, Max: 0.4, Variant: "indep"}
+	g.Calibration.Spread["classes.alu64"], g.Calibration.ThroughputSpread["classes.alu64"] = chain, indep
+	e, err := Expected(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Classes["alu64"][0]; got != 0.25 {
+		t.Errorf("expected alu64 %g, want the independent operations' median 0.25", got)
+	}
+	g.Calibration.ThroughputSpread = nil
+	if e, err = Expected(g); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Classes["alu64"][0]; got != 1.0 {
+		t.Errorf("without throughput spreads: expected alu64 %g, want the chain's median 1", got)
 	}
 }

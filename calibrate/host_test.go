@@ -19,7 +19,7 @@ func hostTarget(t *testing.T, k HostKey) *target.Target {
 	}
 	tg.Name, tg.Basis = HostName, target.BasisCalibrated
 	tg.Calibration = &target.Calibration{CPU: k.CPU, Microcode: k.Microcode, Kernel: k.Kernel, JIT: k.JIT,
-		Date: "2026-01-02T03:04:05Z", Runs: 3, Percentile: 90, Model: Throughput, Spread: map[string]target.Spread{}}
+		Date: "2026-01-02T03:04:05Z", Runs: 3, Percentile: 90, Model: HostModel, Spread: map[string]target.Spread{}}
 	return tg
 }
 
@@ -53,6 +53,18 @@ func TestHostCacheKey(t *testing.T) {
 		if _, _, err := c.Lookup(other); !errors.Is(err, ErrNoCalibration) {
 			t.Errorf("%+v: %v, want no calibration", other, err)
 		}
+	}
+	// One priced under another model (an older cache) is measured again.
+	th := hostTarget(t, k)
+	th.Calibration.Model = Throughput
+	if _, err := c.Store(th); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Lookup(k); !errors.Is(err, ErrNoCalibration) {
+		t.Errorf("a cached %s calibration: %v, want none", Throughput, err)
+	}
+	if path, err = c.Store(hostTarget(t, k)); err != nil {
+		t.Fatal(err)
 	}
 	// A file at the right name whose own key differs is not used.
 	if err := os.Rename(path, c.Path(HostKey{CPU: "x"})); err != nil {

@@ -80,6 +80,27 @@ func TestRunSubset(t *testing.T) {
 	if !back.Estimated["classes.mul"] || back.Estimated["classes.alu64"] {
 		t.Errorf("estimated %v: want the unmeasured mul, not alu64", back.Estimated)
 	}
+	// The host's target: the dearer of chain and independent operations
+	// for the guarantee, the throughput model's spreads kept (they survive
+	// the file) and used for the expected rate.
+	ht, err := res.HostTarget()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb := roundTrip(t, ht)
+	// (--quick times no chains: the latency model takes what there is.)
+	indep := ids["classes.alu64/indep"].Spread
+	if hb.Calibration.Model != Latency || hb.Calibration.Spread["classes.alu64"] != indep || hb.Calibration.ThroughputSpread["classes.alu64"] != indep {
+		t.Errorf("host target: model %s, alu64 %+v, throughput %+v; indep %+v", hb.Calibration.Model,
+			hb.Calibration.Spread["classes.alu64"], hb.Calibration.ThroughputSpread["classes.alu64"], indep)
+	}
+	te, err := Expected(hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := te.Classes["alu64"][0], RoundUp(indep.Median, floor); got != want {
+		t.Errorf("expected alu64 %g, want the independent operations' median %g", got, want)
+	}
 	// The speed probe is no cost; its spread is kept for timing beside replays.
 	if s, ok := back.Calibration.Spread[SpeedKey]; !ok || s.High != ids[SpeedKey].Spread.High {
 		t.Errorf("speed probe spread %+v in the calibration, measured %+v", s, ids[SpeedKey].Spread)

@@ -121,6 +121,23 @@ func Marshal(t *Target) ([]byte, error) {
 	return buf.Bytes(), enc.Close()
 }
 
+func spreadNode(spreads map[string]Spread) *yaml.Node {
+	n := mapping(false)
+	for _, k := range keys(spreads) {
+		s := spreads[k]
+		e := mapping(true)
+		add(e, "min", num(s.Min))
+		add(e, "median", num(s.Median))
+		add(e, "high", num(s.High))
+		add(e, "max", num(s.Max))
+		if s.Variant != "" {
+			add(e, "variant", str(s.Variant))
+		}
+		add(n, k, e)
+	}
+	return n
+}
+
 func calibrationNode(c *Calibration) *yaml.Node {
 	n := mapping(false)
 	add(n, "cpu", str(c.CPU))
@@ -136,20 +153,10 @@ func calibrationNode(c *Calibration) *yaml.Node {
 	add(n, "runs", num(float64(c.Runs)))
 	add(n, "percentile", num(c.Percentile))
 	add(n, "model", str(c.Model))
-	spread := mapping(false)
-	for _, k := range keys(c.Spread) {
-		s := c.Spread[k]
-		e := mapping(true)
-		add(e, "min", num(s.Min))
-		add(e, "median", num(s.Median))
-		add(e, "high", num(s.High))
-		add(e, "max", num(s.Max))
-		if s.Variant != "" {
-			add(e, "variant", str(s.Variant))
-		}
-		add(spread, k, e)
+	add(n, "spread", spreadNode(c.Spread))
+	if len(c.ThroughputSpread) > 0 {
+		add(n, "throughput_spread", spreadNode(c.ThroughputSpread))
 	}
-	add(n, "spread", spread)
 	if len(c.Notes) > 0 {
 		notes := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, note := range c.Notes {
