@@ -136,7 +136,36 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 		Date: r.Date.UTC().Format("2006-01-02T15:04:05Z"), Processor: r.Options.CPU,
 		Runs: r.Options.Runs, Percentile: r.Options.Percentile, Model: model, Spread: d.spread, Notes: notes,
 	}
+	typ, err := r.typical()
+	if err != nil {
+		return nil, err
+	}
+	t.Calibration.TypicalSpread = typ
 	return t, nil
+}
+
+// typical is the spread of every cost from the runs as measured, under
+// the throughput model: nil when no run was carried to the slow state
+// (then Spread is the runs as measured).
+func (r *Result) typical() (map[string]target.Spread, error) {
+	carried := false
+	c := &Result{Options: r.Options, Date: r.Date, Elapsed: r.Elapsed}
+	for _, m := range r.Measurements {
+		cm := *m
+		if m.SlowRuns != nil {
+			carried = true
+			cm.Spread, cm.SlowRuns = m.Typical, nil
+		}
+		c.Measurements = append(c.Measurements, &cm)
+	}
+	if !carried {
+		return nil, nil
+	}
+	t, err := c.Target("typical", Throughput)
+	if err != nil {
+		return nil, err
+	}
+	return t.Calibration.Spread, nil
 }
 
 // deriveMemory prices loads, stores and atomics per region. Accesses the

@@ -24,8 +24,8 @@ func Expected(t *target.Target) (*target.Target, error) {
 		return nil, nil
 	}
 	spreads, model := c.Spread, c.Model
-	if len(c.ThroughputSpread) > 0 {
-		spreads, model = c.ThroughputSpread, Throughput
+	if len(c.TypicalSpread) > 0 {
+		spreads, model = c.TypicalSpread, Throughput
 	}
 	bySize := map[string]bool{} // "helpers.H.M" priced by key size too
 	for key := range spreads {

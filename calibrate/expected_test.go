@@ -136,10 +136,10 @@ func TestExpectedAtThroughputMedians(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Calibration.Model = Latency
-	g.Calibration.ThroughputSpread = maps.Clone(g.Calibration.Spread)
+	g.Calibration.TypicalSpread = maps.Clone(g.Calibration.Spread)
 	chain := target.Spread{Min: 0.9, Median: 1.0, High: 1.1, Max: 1.2, Variant: "chain"}
 	indep := target.Spread{Min: 0.2, Median: 0.25, High: 0.3, Max: 0.4, Variant: "indep"}
-	g.Calibration.Spread["classes.alu64"], g.Calibration.ThroughputSpread["classes.alu64"] = chain, indep
+	g.Calibration.Spread["classes.alu64"], g.Calibration.TypicalSpread["classes.alu64"] = chain, indep
 	e, err := Expected(g)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestExpectedAtThroughputMedians(t *testing.T) {
 	if got := e.Classes["alu64"][0]; got != 0.25 {
 		t.Errorf("expected alu64 %g, want the independent operations' median 0.25", got)
 	}
-	g.Calibration.ThroughputSpread = nil
+	g.Calibration.TypicalSpread = nil
 	if e, err = Expected(g); err != nil {
 		t.Fatal(err)
 	}

@@ -36,23 +36,13 @@ const HostRuns = 11
 // hash's rounds do not allow; the evidence (docs/evidence, 2026-11-28)
 // found paths up to 12% slower than their throughput price when the core
 // ran in its slow state. The expected rate keeps the throughput model's
-// medians (Calibration.ThroughputSpread).
+// medians from the runs as measured (Calibration.TypicalSpread).
 const HostModel = Latency
 
 // HostTarget is the host's target from a calibration: costs under
-// HostModel, with the throughput model's spreads kept for the expected
-// rate.
+// HostModel (with the typical spreads Target keeps for the expected rate).
 func (r *Result) HostTarget() (*target.Target, error) {
-	t, err := r.Target(HostName, HostModel)
-	if err != nil {
-		return nil, err
-	}
-	tt, err := r.Target(HostName, Throughput)
-	if err != nil {
-		return nil, err
-	}
-	t.Calibration.ThroughputSpread = tt.Calibration.Spread
-	return t, nil
+	return r.Target(HostName, HostModel)
 }
 
 // HostKey is what a calibration of this host depends on: when any of it

@@ -50,8 +50,13 @@ type Measurement struct {
 	Key, Variant string
 	Chain        bool      // a dependent chain: latency rather than throughput
 	Runs         []float64 // ns per operation, one per run, after subtracting aux
-	Spread       target.Spread
-	Err          error // the program did not load or run: not measured
+	// SlowRuns are the runs carried to the core's slow state by the speed
+	// probe timed around each (speed.go): what Spread summarizes when the
+	// probe was timed; Typical summarizes Runs as they came.
+	SlowRuns []float64
+	Spread   target.Spread
+	Typical  target.Spread
+	Err      error // the program did not load or run: not measured
 }
 
 // ID is Key/Variant, or Key without a variant.
@@ -77,6 +82,7 @@ type loaded struct {
 	k            int // copies the full program has beyond the base
 	baseN, fullN int // repeats per timing
 	raw          []float64
+	speed        []float64 // the probe's time around each run (none: no probe)
 	m            *Measurement
 }
 
@@ -136,6 +142,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			say("load %d/%d %s", i+1, len(benches), bn.ID())
 		}
 	}
+	probe, err := NewProbe()
+	if err != nil {
+		say("speed probe: %v: costs are not carried to the slow state", err)
+		probe = nil
+	}
+	defer probe.Close()
 	for r := range opts.Runs {
 		for _, l := range ls {
 			if err := ctx.Err(); err != nil {
@@ -144,7 +156,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			if l.m.Err != nil {
 				continue
 			}
-			if l.m.Err = l.time(pkt); l.m.Err != nil {
+			if l.m.Err = l.time(pkt, probe); l.m.Err != nil {
 				say("run %s: %v", l.bn.ID(), l.m.Err)
 			}
 		}
@@ -156,9 +168,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		byID[l.bn.ID()] = l
 		res.Measurements = append(res.Measurements, l.m)
 	}
+	speed, timed := slowState(ls, opts.Percentile)
 	for _, l := range ls {
-		if _, err := l.finish(byID, opts.Percentile, nil); err != nil {
+		if _, _, err := l.finish(byID, opts.Percentile, speed.High, nil); err != nil {
 			l.m.Err = err
+		}
+		// The probe's own spread is that of every timing of it: its high
+		// is the slow state the costs were carried to.
+		if l.bn.key == SpeedKey && timed && l.m.Err == nil {
+			speed.Variant = l.m.Spread.Variant
+			l.m.Spread = speed
 		}
 	}
 	return res, nil
@@ -237,55 +256,99 @@ func timeOnce(c *ebpf.Collection, pkt []byte, repeat int) (float64, error) {
 	return float64(d.Nanoseconds()), nil
 }
 
-// time takes one run: the base and the full program back to back.
-func (l *loaded) time(pkt []byte) error {
+// time takes one run: the base and the full program back to back,
+// between two timings of the speed probe (nil: none).
+func (l *loaded) time(pkt []byte, probe *Probe) error {
+	var before, after float64
+	var err error
+	if probe != nil {
+		if before, err = probe.Time(); err != nil {
+			return err
+		}
+	}
 	tb, err := timeOnce(l.base, pkt, l.baseN)
 	if err != nil {
 		return err
 	}
-	if l.full == nil {
-		l.raw = append(l.raw, tb)
-		return nil
+	run := tb
+	if l.full != nil {
+		tf, err := timeOnce(l.full, pkt, l.fullN)
+		if err != nil {
+			return err
+		}
+		run = PerOp(tb, tf, l.k)
 	}
-	tf, err := timeOnce(l.full, pkt, l.fullN)
-	if err != nil {
-		return err
+	if probe != nil {
+		if after, err = probe.Time(); err != nil {
+			return err
+		}
+		l.speed = append(l.speed, (before+after)/2)
 	}
-	l.raw = append(l.raw, PerOp(tb, tf, l.k))
+	l.raw = append(l.raw, run)
 	return nil
 }
 
 // finish subtracts, run by run, the measurements of the auxiliary
-// instructions of a copy, and summarizes the runs. seen guards against
-// cycles.
-func (l *loaded) finish(byID map[string]*loaded, p float64, seen map[string]bool) ([]float64, error) {
+// instructions of a copy, carries the runs to the slow state (slow, the
+// probe's time there; 0: not carried), and summarizes them. It returns the
+// runs as measured and as carried. seen guards against cycles.
+func (l *loaded) finish(byID map[string]*loaded, p, slow float64, seen map[string]bool) (runs, slowRuns []float64, err error) {
 	if l.m.Runs != nil || l.m.Err != nil {
-		return l.m.Runs, l.m.Err
+		return l.m.Runs, l.m.SlowRuns, l.m.Err
 	}
 	if seen[l.bn.ID()] {
-		return nil, fmt.Errorf("auxiliary measurements of %s form a cycle", l.bn.ID())
+		return nil, nil, fmt.Errorf("auxiliary measurements of %s form a cycle", l.bn.ID())
 	}
 	if seen == nil {
 		seen = map[string]bool{}
 	}
 	seen[l.bn.ID()] = true
-	runs := append([]float64(nil), l.raw...)
+	runs = append([]float64(nil), l.raw...)
+	carry := slow > 0 && len(l.speed) == len(l.raw) && l.bn.key != SpeedKey
+	if carry {
+		slowRuns = make([]float64, len(runs))
+		for i := range runs {
+			slowRuns[i] = runs[i] * slow / l.speed[i]
+		}
+	}
 	perOp := float64(l.bn.opsPerCopy())
 	for _, id := range l.bn.aux {
 		a := byID[id]
 		if a == nil {
-			return nil, fmt.Errorf("no measurement %s", id)
+			return nil, nil, fmt.Errorf("no measurement %s", id)
 		}
-		ar, err := a.finish(byID, p, seen)
+		ar, as, err := a.finish(byID, p, slow, seen)
 		if err != nil {
-			return nil, fmt.Errorf("needs %s: %w", id, err)
+			return nil, nil, fmt.Errorf("needs %s: %w", id, err)
 		}
 		for i := range runs {
 			runs[i] -= ar[i] / perOp
+			if carry && as != nil {
+				slowRuns[i] -= as[i] / perOp
+			}
 		}
 	}
-	l.m.Runs = runs
-	l.m.Spread = Summarize(runs, p)
-	l.m.Spread.Variant = l.bn.variant
-	return runs, nil
+	l.m.Runs, l.m.SlowRuns = runs, slowRuns
+	l.m.Typical = Summarize(runs, p)
+	l.m.Typical.Variant = l.bn.variant
+	l.m.Spread = l.m.Typical
+	if carry {
+		l.m.Spread = Summarize(slowRuns, p)
+		l.m.Spread.Variant = l.bn.variant
+	}
+	return runs, slowRuns, nil
+}
+
+// slowState summarizes every timing of the probe around the runs: its
+// High, the p-th percentile, is the probe's time in the core's slow
+// state. false: the probe was not timed.
+func slowState(ls []*loaded, p float64) (target.Spread, bool) {
+	var all []float64
+	for _, l := range ls {
+		all = append(all, l.speed...)
+	}
+	if len(all) == 0 {
+		return target.Spread{}, false
+	}
+	return Summarize(all, p), true
 }

@@ -80,26 +80,29 @@ func TestRunSubset(t *testing.T) {
 	if !back.Estimated["classes.mul"] || back.Estimated["classes.alu64"] {
 		t.Errorf("estimated %v: want the unmeasured mul, not alu64", back.Estimated)
 	}
-	// The host's target: the dearer of chain and independent operations
-	// for the guarantee, the throughput model's spreads kept (they survive
-	// the file) and used for the expected rate.
+	// The host's target: costs from the runs carried to the slow state,
+	// under the latency model; the runs as measured kept (they survive the
+	// file) as the throughput model takes them, and used for the expected
+	// rate. (--quick times no chains: the latency model takes what there is.)
 	ht, err := res.HostTarget()
 	if err != nil {
 		t.Fatal(err)
 	}
 	hb := roundTrip(t, ht)
-	// (--quick times no chains: the latency model takes what there is.)
-	indep := ids["classes.alu64/indep"].Spread
-	if hb.Calibration.Model != Latency || hb.Calibration.Spread["classes.alu64"] != indep || hb.Calibration.ThroughputSpread["classes.alu64"] != indep {
-		t.Errorf("host target: model %s, alu64 %+v, throughput %+v; indep %+v", hb.Calibration.Model,
-			hb.Calibration.Spread["classes.alu64"], hb.Calibration.ThroughputSpread["classes.alu64"], indep)
+	m := ids["classes.alu64/indep"]
+	if len(m.SlowRuns) != len(m.Runs) {
+		t.Errorf("alu64: runs %v, carried %v: want every run carried", m.Runs, m.SlowRuns)
+	}
+	if hb.Calibration.Model != Latency || hb.Calibration.Spread["classes.alu64"] != m.Spread || hb.Calibration.TypicalSpread["classes.alu64"] != m.Typical {
+		t.Errorf("host target: model %s, alu64 %+v, typical %+v; measured %+v, typical %+v", hb.Calibration.Model,
+			hb.Calibration.Spread["classes.alu64"], hb.Calibration.TypicalSpread["classes.alu64"], m.Spread, m.Typical)
 	}
 	te, err := Expected(hb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := te.Classes["alu64"][0], RoundUp(indep.Median, floor); got != want {
-		t.Errorf("expected alu64 %g, want the independent operations' median %g", got, want)
+	if got, want := te.Classes["alu64"][0], RoundUp(m.Typical.Median, floor); got != want {
+		t.Errorf("expected alu64 %g, want the median of the runs as measured %g", got, want)
 	}
 	// The speed probe is no cost; its spread is kept for timing beside replays.
 	if s, ok := back.Calibration.Spread[SpeedKey]; !ok || s.High != ids[SpeedKey].Spread.High {
@@ -191,5 +194,29 @@ func TestRunOutcomes(t *testing.T) {
 		if !got[id] {
 			t.Errorf("%s not measured in 3 runs (measured: %v)", id, got)
 		}
+	}
+}
+
+// TestFinishCarries: each run is carried to the slow state by the probe
+// timed around it (run × slow / probe), auxiliary measurements are
+// subtracted run by run in both forms, and the spread is the carried
+// runs', the typical one the runs' as measured.
+func TestFinishCarries(t *testing.T) {
+	aux := &loaded{bn: &bench{key: "a"}, raw: []float64{1, 1}, speed: []float64{50, 100}, m: &Measurement{Key: "a"}}
+	l := &loaded{bn: &bench{key: "x", aux: []string{"a"}}, raw: []float64{10, 20}, speed: []float64{50, 100}, m: &Measurement{Key: "x"}}
+	runs, slow, err := l.finish(map[string]*loaded{"a": aux}, 90, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(runs, []float64{9, 19}) || !slices.Equal(slow, []float64{18, 19}) {
+		t.Errorf("runs %v, carried %v; want [9 19] and [18 19]", runs, slow)
+	}
+	if l.m.Spread.Max != 19 || l.m.Spread.Min != 18 || l.m.Typical.Min != 9 {
+		t.Errorf("spread %+v, typical %+v", l.m.Spread, l.m.Typical)
+	}
+	// Without a probe nothing is carried.
+	n := &loaded{bn: &bench{key: "y"}, raw: []float64{3}, m: &Measurement{Key: "y"}}
+	if _, slow, _ := n.finish(nil, 90, 100, nil); slow != nil || n.m.Spread != n.m.Typical {
+		t.Errorf("no probe: carried %v, spread %+v, typical %+v", slow, n.m.Spread, n.m.Typical)
 	}
 }

@@ -20,11 +20,12 @@ type Calibration struct {
 	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
 	// distribution of its runs.
 	Spread map[string]Spread `yaml:"spread"`
-	// ThroughputSpread, when the costs were taken under the latency model,
-	// holds what the throughput model would have taken for each cost: its
-	// medians price the expected rate (a typical run) while the costs
+	// TypicalSpread holds each cost as the throughput model takes it, from
+	// the runs as measured (Spread's are carried to the core's slow state
+	// by the speed probe, and may be priced under the latency model): its
+	// medians price the expected rate, a typical run, while the costs
 	// price the guarantee.
-	ThroughputSpread map[string]Spread `yaml:"throughput_spread,omitempty"`
+	TypicalSpread map[string]Spread `yaml:"typical_spread,omitempty"`
 	// Notes say where a cost is not what was measured, e.g. a
 	// difference that came out negative and was written as a floor.
 	Notes []string `yaml:"notes,omitempty"`
@@ -63,7 +64,7 @@ func (c *Calibration) check() error {
 	if c.Runs <= 0 || c.Percentile <= 0 || c.Percentile > 100 {
 		return fmt.Errorf("calibration: runs must be positive and percentile in (0, 100]")
 	}
-	for name, spreads := range map[string]map[string]Spread{"spread": c.Spread, "throughput_spread": c.ThroughputSpread} {
+	for name, spreads := range map[string]map[string]Spread{"spread": c.Spread, "typical_spread": c.TypicalSpread} {
 		for key, s := range spreads {
 			if !(s.Min <= s.Median && s.Median <= s.High && s.High <= s.Max) {
 				return fmt.Errorf("calibration.%s.%s: want min <= median <= high <= max, got %g %g %g %g", name, key, s.Min, s.Median, s.High, s.Max)

@@ -154,8 +154,8 @@ func calibrationNode(c *Calibration) *yaml.Node {
 	add(n, "percentile", num(c.Percentile))
 	add(n, "model", str(c.Model))
 	add(n, "spread", spreadNode(c.Spread))
-	if len(c.ThroughputSpread) > 0 {
-		add(n, "throughput_spread", spreadNode(c.ThroughputSpread))
+	if len(c.TypicalSpread) > 0 {
+		add(n, "typical_spread", spreadNode(c.TypicalSpread))
 	}
 	if len(c.Notes) > 0 {
 		notes := &yaml.Node{Kind: yaml.SequenceNode}
