@@ -257,34 +257,29 @@ func timeOnce(c *ebpf.Collection, pkt []byte, repeat int) (float64, error) {
 }
 
 // time takes one run: the base and the full program back to back,
-// between two timings of the speed probe (nil: none).
+// between two timings of the speed probe (nil: none); the run is taken
+// again when the core changed speed during it, as Probe.Around does.
 func (l *loaded) time(pkt []byte, probe *Probe) error {
-	var before, after float64
-	var err error
-	if probe != nil {
-		if before, err = probe.Time(); err != nil {
-			return err
+	once := func() (float64, error) {
+		tb, err := timeOnce(l.base, pkt, l.baseN)
+		if err != nil || l.full == nil {
+			return tb, err
 		}
+		tf, err := timeOnce(l.full, pkt, l.fullN)
+		return PerOp(tb, tf, l.k), err
 	}
-	tb, err := timeOnce(l.base, pkt, l.baseN)
+	if probe == nil {
+		run, err := once()
+		if err == nil {
+			l.raw = append(l.raw, run)
+		}
+		return err
+	}
+	run, speed, err := probe.around(once)
 	if err != nil {
 		return err
 	}
-	run := tb
-	if l.full != nil {
-		tf, err := timeOnce(l.full, pkt, l.fullN)
-		if err != nil {
-			return err
-		}
-		run = PerOp(tb, tf, l.k)
-	}
-	if probe != nil {
-		if after, err = probe.Time(); err != nil {
-			return err
-		}
-		l.speed = append(l.speed, (before+after)/2)
-	}
-	l.raw = append(l.raw, run)
+	l.raw, l.speed = append(l.raw, run), append(l.speed, speed)
 	return nil
 }
 

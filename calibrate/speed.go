@@ -112,6 +112,16 @@ func (p *Probe) Around(cpu int, f func() (float64, error)) (ns, factor float64, 
 		return 0, 0, err
 	}
 	defer unpin()
+	ns, speed, err := p.around(f)
+	if err != nil {
+		return 0, 0, err
+	}
+	return ns, p.High / speed, nil
+}
+
+// around takes f between two timings of the probe, again when they
+// disagree, and returns f's figure with the probe's mean time around it.
+func (p *Probe) around(f func() (float64, error)) (ns, speed float64, err error) {
 	for range aroundTries {
 		before, err := p.Time()
 		if err != nil {
@@ -124,12 +134,12 @@ func (p *Probe) Around(cpu int, f func() (float64, error)) (ns, factor float64, 
 		if err != nil {
 			return 0, 0, err
 		}
-		factor = 2 * p.High / (before + after)
+		speed = (before + after) / 2
 		if math.Abs(before-after) <= aroundAgree*min(before, after) {
 			break
 		}
 	}
-	return ns, factor, nil
+	return ns, speed, nil
 }
 
 // Close unloads the probe (a nil probe is none).
