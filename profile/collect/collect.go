@@ -29,6 +29,11 @@ type Config struct {
 	BufferKB int    // kernel buffer size (ring buffer, or per CPU for tracefs)
 	Programs string // BPF program type: auto (tp_btf when the kernel has BTF), tp_btf or tracepoint
 	Stats    bool   // measure the BPF programs' own run time (costs a little itself)
+	// Skip, when set, names the path's events this host does not record
+	// because the other host of a two-host run does (tracefs only): a
+	// target busy with local I/O would otherwise fill its buffer with
+	// block events it never serves, and lose its own.
+	Skip func(event int) bool
 }
 
 // Status reports whether one path event could be attached.

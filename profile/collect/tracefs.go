@@ -62,6 +62,11 @@ func OpenTraceFS(cfg Config) (c *TraceFS, err error) {
 	for i := range cfg.Path.Events {
 		e := &cfg.Path.Events[i]
 		st := Status{Name: e.Name, Probe: e.Tracepoint}
+		if cfg.Skip != nil && cfg.Skip(i) {
+			st.Reason = "recorded by the other host"
+			c.status = append(c.status, st)
+			continue
+		}
 		sys, name := e.TraceName()
 		if e.Kprobe != "" {
 			st.Probe = "kprobe:" + e.Kprobe

@@ -68,7 +68,11 @@ func (l *Live) runHosts(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	col, err := collect.Open(collect.KindTraceFS, l.config())
+	// Each side records only its own events.
+	cfg := l.config()
+	serving := l.Hosts.Serve != ""
+	cfg.Skip = func(i int) bool { return sides.TargetKind(i) != serving }
+	col, err := collect.Open(collect.KindTraceFS, cfg)
 	if errors.Is(err, collect.ErrNotRoot) {
 		return nil, fail.NeedsRootf("profile run: %v", err)
 	}
