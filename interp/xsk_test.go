@@ -12,7 +12,7 @@ import (
 // TestXSKLookup: libxdp's xsk_def_xdp_prog_5.3 looks up the socket of its
 // receive queue and redirects to it. With an entry for queue 0 the lookup
 // returns a socket and the packet is redirected (XDP_REDIRECT, as the
-// kernel does with an AF_XDP socket there: testrun's TestPutSockets);
+// kernel does with an AF_XDP socket there: testrun's TestXSKSockets);
 // without one it passes.
 func TestXSKLookup(t *testing.T) {
 	p, err := bpfprog.LoadFile(filepath.Join(testobj.LibXDPDir, "xsk_def_xdp_prog_5.3.o"), "")
