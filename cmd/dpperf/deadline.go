@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,7 +15,8 @@ import (
 // write what it has, and the process then exits without waiting for it.
 
 // grace is how long a run may take, after its time limit or a signal, to
-// return and write its partial result.
+// return and write its partial result, unless it asks for longer
+// (setStopGrace).
 const grace = 900 * time.Millisecond
 
 type watchKey struct{}
@@ -22,11 +24,24 @@ type watchKey struct{}
 // watchdog tells main when the run must be over.
 type watchdog struct {
 	limits chan time.Time // deadlines subcommands set: time limit plus grace
+	// stopGrace is how long the run may take after a signal, in ns.
+	stopGrace atomic.Int64
 }
 
 func newWatchdog(ctx context.Context) (context.Context, *watchdog) {
 	w := &watchdog{limits: make(chan time.Time, 4)}
+	w.stopGrace.Store(int64(grace))
 	return context.WithValue(ctx, watchKey{}, w), w
+}
+
+// setStopGrace gives the run d after a signal, instead of grace, to end
+// on its own: a run that holds kernel state (tracefs instances, probes)
+// or still has a peer's records to fetch must not be abandoned before it
+// has let go of them.
+func setStopGrace(ctx context.Context, d time.Duration) {
+	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok {
+		w.stopGrace.Store(int64(max(d, grace)))
+	}
 }
 
 // limitRun returns ctx with the time limit applied (none when limit is 0)
@@ -65,7 +80,7 @@ func (w *watchdog) wait(ctx context.Context, done <-chan error) error {
 			}
 		case <-sig:
 			sig = nil
-			hard = time.After(grace)
+			hard = time.After(time.Duration(w.stopGrace.Load()))
 		case <-hard:
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: %w (%w)", errOverrun, context.Canceled)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/dpperf/dpperf/internal/fail"
 )
@@ -22,6 +23,20 @@ func TestWatchdogAfterSignal(t *testing.T) {
 	done <- context.Canceled
 	if err := dog.wait(ctx, done); err != context.Canceled {
 		t.Fatalf("error %v, want the run's own", err)
+	}
+}
+
+// A run that holds kernel state asks for more time after a signal; less
+// than the default grace is the default.
+func TestStopGrace(t *testing.T) {
+	ctx, dog := newWatchdog(context.Background())
+	setStopGrace(ctx, time.Minute)
+	if got := time.Duration(dog.stopGrace.Load()); got != time.Minute {
+		t.Errorf("stop grace %v, want 1m", got)
+	}
+	setStopGrace(ctx, time.Millisecond)
+	if got := time.Duration(dog.stopGrace.Load()); got != grace {
+		t.Errorf("stop grace %v, want the default %v", got, grace)
 	}
 }
 

@@ -55,6 +55,7 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail.Usagef("-collector: %v", err)
 	}
 	l.Notes, l.Quiet, l.OnInterval = stderr, pf.out.quiet, intervalReport(stdout, "avg", "p50", "p99", "max")
+	setStopGrace(ctx, l.StopGrace())
 	res, err := l.Run(ctx)
 	if err != nil {
 		return err
@@ -64,6 +65,9 @@ func runProfileRun(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if res.CommandErr != nil {
 		return fmt.Errorf("profile run: %s: %w", l.Command[0], res.CommandErr)
+	}
+	if res.Interrupted {
+		return fmt.Errorf("profile run: %s cut short, profile written: %w", l.Command[0], context.Canceled)
 	}
 	return nil
 }

@@ -50,10 +50,34 @@ type Result struct {
 	Profile *analyze.Profile
 	// CommandErr is the command's failure; the profile warns of it too.
 	CommandErr error
+	// Interrupted is set when a signal cut the profiled command short: the
+	// profile is partial (a run without a command ends on a signal by
+	// design and is not interrupted).
+	Interrupted bool
+}
+
+// StopGrace is how long the run may still take after Ctrl-C: detaching
+// its probes and removing its tracefs instance (seconds on an emulated
+// guest), and on an initiator of two hosts the target's last records,
+// fetched until the target has nothing new (at most 30 s, each request
+// within the client's 5 s).
+func (l *Live) StopGrace() time.Duration {
+	if l.Hosts.Peer != "" {
+		return 45 * time.Second
+	}
+	return 10 * time.Second
 }
 
 // Run collects and analyzes until the run ends, and returns the profile.
 func (l *Live) Run(ctx context.Context) (*Result, error) {
+	res, err := l.run(ctx)
+	if res != nil {
+		res.Interrupted = ctx.Err() != nil && len(l.Command) > 0
+	}
+	return res, err
+}
+
+func (l *Live) run(ctx context.Context) (*Result, error) {
 	if l.Hosts.Serve != "" || l.Hosts.Peer != "" {
 		return l.runHosts(ctx)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,40 @@ func TestLiveLoopDevice(t *testing.T) {
 	res, err = l.Run(context.Background())
 	if err != nil || res.CommandErr == nil || !strings.Contains(strings.Join(res.Profile.Warnings, "\n"), "command failed") {
 		t.Errorf("failing command: %v, %+v", err, res)
+	}
+	// Ctrl-C while the command runs: the profile comes out, marked, and
+	// the run says it was cut short (dpperf exits 130 on that).
+	dir := t.TempDir()
+	started, child := filepath.Join(dir, "started"), filepath.Join(dir, "child")
+	l.Command = []string{"sh", "-c", "sleep 61 & echo $! > " + child + "; touch " + started + "; exec sleep 60"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	res, err = l.Run(ctx)
+	if err != nil || !res.Interrupted || res.CommandErr != nil || !slices.Contains(res.Profile.Warnings, "interrupted: partial profile") {
+		t.Errorf("interrupted command: %v, %+v", err, res)
+	}
+	// Its own child, in its process group, does not outlive it.
+	pid, err := os.ReadFile(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := "/proc/" + strings.TrimSpace(string(pid)) + "/status"
+	for i := 0; ; i++ {
+		b, err := os.ReadFile(status)
+		if err != nil || strings.Contains(string(b), "State:\tZ") {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("the command's child still runs after the run ended:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -28,8 +28,9 @@ root=$work/root
 nt_root "$root" crct10dif_generic crc64_rocksoft_generic null_blk nvmet nvmet-tcp nvme-tcp e1000
 CGO_ENABLED=0 go build -o "$root/bin/twohost" ./internal/cmd/twohost
 head -c 24 /dev/urandom | base64 > "$root/etc/token"
+head -c 24 /dev/urandom | base64 > "$root/etc/wrong-token"
 
-nt_init_head 1000000 > "$root/init"
+nt_init_head 3000000 > "$root/init"
 cat >> "$root/init" <<'INIT'
 role=$(sed -n 's/.*role=\([a-z]*\).*/\1/p' /proc/cmdline)
 case $role in target) me=169.254.0.1 ;; *) me=169.254.0.2 ;; esac
@@ -40,6 +41,11 @@ T=/sys/kernel/tracing
 guard() {
   ( sleep "$2"; echo "=====STUCK $1 after $2 s====="; dmesg | tail -40; ps; poweroff -f ) &
   dog=$!
+}
+# leftover ROLE RC: what an interrupted dpperf left behind, for the check.
+leftover() {
+  { echo "exit $2"; echo "instances $(ls $T/instances | wc -l)"; echo "kprobes $(grep -c . $T/kprobe_events)"
+    echo "fio $(for p in $(pidof fio); do grep -q "^State:.Z" /proc/$p/status 2>/dev/null || echo $p; done | wc -l)"; } > /out/interrupt-$1.txt
 }
 # nvme_dev ADDR: connect to the target at ADDR; prints the device number
 # the requests run on (with native multipath the hidden nvme0c0n1, read
@@ -68,10 +74,35 @@ if [ $role = target ]; then
     ln -s $cfg/subsystems/dpperf $cfg/ports/${p%%:*}/subsystems/dpperf
   done
   echo "=====READY target====="
+  serve="dpperf profile run --path nvme-tcp --serve 169.254.0.1:7070 --token-file /etc/token --serve-linger 1s --json"
+  # Each recording runs until the initiator, done, connects to port 7071;
+  # from the second on it first tells the initiator (port 7072) that it
+  # records.
+  go="until echo go | nc 169.254.0.2 7072; do sleep 1; done"
   guard serve 200
-  # Records until the initiator, done, connects to port 7071.
-  dpperf profile run --path nvme-tcp --serve 169.254.0.1:7070 --token-file /etc/token --serve-linger 1s \
-    --json -o /out/target.json -- nc -l -p 7071 > /dev/null
+  $serve -o /out/target.json -- nc -l -p 7071 > /dev/null
+  kill $dog
+  # Contention: sixteen local fio jobs keep sixteen requests waiting for
+  # the namespace's four tags while the initiator's reads come in.
+  echo "step contended"; guard contended 200
+  reads() { read r x < /sys/block/nullb0/stat; echo $r; }
+  before=$(reads)
+  fio --filename=/dev/nullb0 --ioengine=libaio --direct=1 --time_based --output=/dev/null --eta=never --name=local --rw=randread --bs=64k --iodepth=4 --numjobs=16 --runtime=300 &
+  load=$!
+  # Under emulation sixteen jobs take seconds to get going: wait until
+  # they have read 2000 times (half a second of the four tags' pace).
+  until [ $(reads) -gt $((before + 2000)) ]; do sleep 1; done
+  $serve -o /out/target-contended.json -- sh -c "$go; exec nc -l -p 7071" > /dev/null
+  kill $load; wait $load
+  kill $dog
+  # Ctrl-C: the recording is interrupted once the initiator's own
+  # interrupted run has fetched from it.
+  echo "step interrupt"; guard interrupt 200
+  $serve -o /out/target-interrupted.json -- sh -c "$go; exec sleep 600" > /dev/null &
+  p=$!
+  nc -l -p 7071 > /dev/null
+  kill -INT $p; wait $p; rc=$?
+  leftover target $rc
   kill $dog
   echo "step one-host"; guard one-host 200
   dev=$(nvme_dev 127.0.0.1 2)
@@ -83,10 +114,27 @@ else
   guard join 200
   dev=$(nvme_dev 169.254.0.1 1)
   echo "=====PROFILING====="
-  dpperf profile run --path nvme-tcp --dev ${dev:-nvme0n1} --peer 169.254.0.1:7070 --token-file /etc/token \
-    --json -o /out/joined.json --text /out/joined.txt -- fio $f
+  peer="dpperf profile run --path nvme-tcp --dev ${dev:-nvme0n1} --peer 169.254.0.1:7070 --token-file /etc/token --json"
+  $peer -o /out/joined.json --text /out/joined.txt -- fio $f
   echo | nc 169.254.0.1 7071 || true
   echo "=====PROFILED====="
+  kill $dog
+  echo "step contended"; guard contended 200
+  nc -l -p 7072 > /dev/null
+  $peer -o /out/joined-contended.json --text /out/joined-contended.txt -- fio ${f%% --number_ios=*} --number_ios=300 --runtime=60
+  echo | nc 169.254.0.1 7071 || true
+  kill $dog
+  echo "step interrupt"; guard interrupt 200
+  nc -l -p 7072 > /dev/null
+  $peer -o /out/joined-interrupted.json -- fio ${f%% --number_ios=*} --number_ios=100000 --runtime=120 &
+  p=$!
+  sleep 8; kill -INT $p; wait $p; rc=$?
+  leftover initiator $rc
+  # Faults: a peer that refuses the token, and one that is down.
+  $peer --token-file /etc/wrong-token -o /out/joined-wrong-token.json -- fio ${f%% --number_ios=*} --number_ios=100
+  $peer --peer 169.254.0.1:7079 -o /out/joined-peer-down.json -- fio ${f%% --number_ios=*} --number_ios=100
+  leftover faults $?
+  echo | nc 169.254.0.1 7071 || true
   kill $dog
 fi
 sleep 1
@@ -96,7 +144,11 @@ nt_initrd "$root" "$work/initrd.gz"
 
 # boot ROLE NETDEV: one guest in the background, one vCPU (see
 # nvme-tcp-qemu.sh), its console in WORK/ROLE.log, its second serial port
-# a socket the pulses go to.
+# a socket the pulses go to. The link is a pair of UDP sockets bound to
+# 127.0.0.1, one frame per datagram: a qemu stream socket (listen= and
+# connect=) sends each frame as a small write on a TCP connection without
+# TCP_NODELAY, and Nagle's algorithm against delayed ACKs held every
+# frame about 20 ms (end to end 46.7 ms per request, against 3.7 ms).
 boot() {
   rm -f "$work/$1.sock"
   timeout 400 qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -display none -monitor none -no-reboot \
@@ -107,11 +159,13 @@ boot() {
     < /dev/null > "$work/$1.log" 2>&1 &
 }
 port=$(go run ./internal/cmd/fleetcheck freeport)
-echo "nvme-tcp-2host: booting two guests ($kver, tcg), link on 127.0.0.1:$port" >&2
-boot target "listen=127.0.0.1:$port" 1; tpid=$!; ipid=""
+port2=$(go run ./internal/cmd/fleetcheck freeport)
+[ "$port2" != "$port" ] || port2=$((port + 1))
+echo "nvme-tcp-2host: booting two guests ($kver, tcg), link on 127.0.0.1:$port and :$port2 (UDP)" >&2
+boot target "udp=127.0.0.1:$port2,localaddr=127.0.0.1:$port" 1; tpid=$!; ipid=""
 trap 'kill $tpid $ipid 2>/dev/null || true' EXIT
 for i in $(seq 100); do grep -q "=====READY target" "$work/target.log" 2>/dev/null && break; sleep 1; done
-boot initiator "connect=127.0.0.1:$port" 2; ipid=$!
+boot initiator "udp=127.0.0.1:$port,localaddr=127.0.0.1:$port2" 2; ipid=$!
 for i in $(seq 200); do grep -q "=====PROFILING" "$work/initiator.log" 2>/dev/null && break; sleep 1; done
 sleep 1
 go run ./internal/cmd/twohost pulse 10 "$work/initiator.sock" "$work/target.sock" || echo "nvme-tcp-2host: pulses failed" >&2
@@ -122,4 +176,5 @@ for r in target initiator; do
 done
 cat "$out/joined.txt"
 go run ./internal/cmd/twohost check -joined "$out/joined.json" -one "$out/one-host.json" \
+  -contended "$out/joined-contended.json" -interrupted "$out" \
   -initiator-stamps "$out/stamps-initiator.txt" -target-stamps "$out/stamps-target.txt" -o "$out/check.txt"

@@ -74,13 +74,13 @@ type PathRow struct {
 	AtSlow         []float64 `json:"slow_state_pps,omitempty"`
 	SlowState      float64   `json:"slow_state_median_pps,omitempty"`
 	SlowStateRatio float64   `json:"slow_state_ratio,omitempty"` // predicted / SlowState
-	Median    float64   `json:"median_pps"`
-	Min       float64   `json:"min_pps"`
-	Ratio     float64   `json:"ratio"`                    // predicted / median replay
-	SlowRatio float64   `json:"slowest_ratio"`            // predicted / slowest replay
-	ExpRatio  float64   `json:"expected_ratio,omitempty"` // expected / median replay
-	Below     int       `json:"replays_below"`
-	Held      bool      `json:"held"` // median replay at or above the prediction
+	Median         float64   `json:"median_pps"`
+	Min            float64   `json:"min_pps"`
+	Ratio          float64   `json:"ratio"`                    // predicted / median replay
+	SlowRatio      float64   `json:"slowest_ratio"`            // predicted / slowest replay
+	ExpRatio       float64   `json:"expected_ratio,omitempty"` // expected / median replay
+	Below          int       `json:"replays_below"`
+	Held           bool      `json:"held"` // median replay at or above the prediction
 }
 
 // add takes one bound --measure result.

@@ -6,7 +6,7 @@
 //
 //	twohost stamp DEV              (in a guest) print CLOCK_MONOTONIC at each line read from DEV
 //	twohost pulse N SOCK SOCK      (on the host) write a line to both guests' serial sockets, N times
-//	twohost check -joined J -one O -target-stamps T -initiator-stamps I
+//	twohost check -joined J -one O [-contended C] [-interrupted DIR] -target-stamps T -initiator-stamps I
 //
 // The known offset. pulse writes one line to the initiator's second
 // serial port and, microseconds later, one to the target's; each guest's
@@ -30,6 +30,19 @@
 // the two-host run's an emulated NIC in each guest and a socket between
 // two qemu processes, and the target's queue stage shares its vCPU with
 // that NIC.
+//
+// With -contended, check compares the joined run with one made while
+// local fio jobs on the target hold the namespace's tags, and fails
+// unless latency amplification names target-device first. With
+// -interrupted DIR, it reads what each guest wrote after stopping its
+// dpperf with SIGINT (interrupt-ROLE.txt: exit code, tracefs instances,
+// kprobes and fio processes left) and both interrupted reports, and
+// fails unless both exited 130, left nothing, are marked interrupted,
+// and the initiator's still joined the target's records; and the
+// initiator's runs against a peer refusing its token and a peer that is
+// down (joined-wrong-token.json, joined-peer-down.json,
+// interrupt-faults.txt) must each give a report of its own requests
+// marked partial, leaving nothing behind.
 package main
 
 import (
@@ -53,6 +66,10 @@ import (
 	"github.com/dpperf/dpperf/internal/atomicfile"
 	"github.com/dpperf/dpperf/profile/analyze"
 )
+
+// maxLocalShareDiff is how far a stage's local share may differ between
+// the two-host and the one-host run (0.10: ten points).
+const maxLocalShareDiff = 0.10
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
@@ -176,6 +193,8 @@ func check(args []string, stdout io.Writer) error {
 	oneF := fs.String("one", "", "the one-host JSON report of the same workload")
 	tsF := fs.String("target-stamps", "", "the target's stamp lines")
 	isF := fs.String("initiator-stamps", "", "the initiator's stamp lines")
+	contF := fs.String("contended", "", "the joined JSON report of the run under local load on the target")
+	intF := fs.String("interrupted", "", "the directory of the interrupted runs' reports and leftover counts")
 	outF := fs.String("o", "", "also write the summary to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -243,21 +262,38 @@ func check(args []string, stdout io.Writer) error {
 	}
 	g, o := joined.Groups[0], one.Groups[0]
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stage\ttwo hosts avg\tshare\t± clock\tone host avg\tshare\t")
+	fmt.Fprintln(tw, "stage\ttwo hosts avg\tshare\tlocal\t± clock\tone host avg\tshare\tlocal\t")
 	oneBy := map[string]analyze.Stage{}
 	for _, s := range o.Stages {
 		oneBy[s.Name] = s
+	}
+	// The local shares: each stage's part of the time spent on one host
+	// (the stages that do not cross hosts), in which the two runs do the
+	// same work; the network stages are loopback in one run and an
+	// emulated link in the other.
+	var local2, local1 float64
+	for _, s := range g.Stages {
+		if s.ClockBoundNS == 0 {
+			local2 += s.Share
+			local1 += oneBy[s.Name].Share
+		}
 	}
 	for _, s := range g.Stages {
 		if s.Latency.MinNS < 0 {
 			fails = append(fails, "negative time in stage "+s.Name)
 		}
 		b := oneBy[s.Name]
-		bound := "-"
+		bound, l2, l1 := "-", "-", "-"
 		if s.ClockBoundNS > 0 {
 			bound = analyze.FormatNS(s.ClockBoundNS)
+		} else if local2 > 0 && local1 > 0 {
+			x2, x1 := s.Share/local2, b.Share/local1
+			l2, l1 = fmt.Sprintf("%.1f%%", 100*x2), fmt.Sprintf("%.1f%%", 100*x1)
+			if math.Abs(x2-x1) > maxLocalShareDiff {
+				fails = append(fails, fmt.Sprintf("stage %s: local share %.1f%% on two hosts, %.1f%% on one", s.Name, 100*x2, 100*x1))
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%s\t%s\t%.1f%%\t\n", s.Name, analyze.FormatNS(s.Latency.MeanNS), 100*s.Share, bound, analyze.FormatNS(b.Latency.MeanNS), 100*b.Share)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%s\t%s\t%s\t%.1f%%\t%s\t\n", s.Name, analyze.FormatNS(s.Latency.MeanNS), 100*s.Share, l2, bound, analyze.FormatNS(b.Latency.MeanNS), 100*b.Share, l1)
 		if s.Name == "target-device" && b.Latency.Count > 0 {
 			r := float64(s.Latency.P(50)) / float64(b.Latency.P(50))
 			fmt.Fprintf(&sb, "target-device p50: two hosts %s, one host %s (ratio %.2f)\n", analyze.FormatNS(float64(s.Latency.P(50))), analyze.FormatNS(float64(b.Latency.P(50))), r)
@@ -266,8 +302,26 @@ func check(args []string, stdout io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(tw, "end to end\t%s\t\t\t%s\t\t\n", analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(o.Latency.MeanNS))
+	fmt.Fprintf(tw, "end to end\t%s\t\t\t\t%s\t\t\t\n", analyze.FormatNS(g.Latency.MeanNS), analyze.FormatNS(o.Latency.MeanNS))
 	tw.Flush()
+	if *contF != "" {
+		f, err := checkContended(joined, *contF, &sb)
+		if err != nil {
+			return err
+		}
+		fails = append(fails, f...)
+	}
+	if *intF != "" {
+		f, err := checkInterrupted(*intF, &sb)
+		if err != nil {
+			return err
+		}
+		fails = append(fails, f...)
+		if f, err = checkFaults(*intF, &sb); err != nil {
+			return err
+		}
+		fails = append(fails, f...)
+	}
 	fmt.Fprint(stdout, sb.String())
 	if *outF != "" {
 		f, err := atomicfile.Create(*outF)
