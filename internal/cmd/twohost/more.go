@@ -45,10 +45,11 @@ func checkInterrupted(dir string, sb *strings.Builder) ([]string, error) {
 			return nil, err
 		}
 		fmt.Fprintf(sb, "interrupted %s: exit %d, %d tracefs instances, %d kprobes, %d fio left\n", role, left["exit"], left["instances"], left["kprobes"], left["fio"])
-		if left["exit"] != 130 || left["instances"] != 0 || left["kprobes"] != 0 || left["fio"] != 0 {
+		if left["exit"] != 130 || !leftNothing(left) {
 			fails = append(fails, "the interrupted "+role+" did not exit 130 or left something behind")
 		}
 	}
+	profiles := map[string]*analyze.Profile{}
 	for _, f := range []string{"joined-interrupted.json", "target-interrupted.json"} {
 		p, err := readProfile(filepath.Join(dir, f))
 		if err != nil {
@@ -57,16 +58,20 @@ func checkInterrupted(dir string, sb *strings.Builder) ([]string, error) {
 		if !slices.Contains(p.Warnings, "interrupted: partial profile") {
 			fails = append(fails, f+" is not marked interrupted")
 		}
-		if f == "joined-interrupted.json" {
-			h := p.Hosts
-			if h == nil || h.Partial != "" || h.Join.Joined == 0 {
-				fails = append(fails, f+": the interrupted initiator did not join the target's records")
-				continue
-			}
-			fmt.Fprintf(sb, "interrupted initiator: joined %d of %d requests\n", h.Join.Joined, h.Join.Initiator)
-		}
+		profiles[f] = p
 	}
+	h := profiles["joined-interrupted.json"].Hosts
+	if h == nil || h.Partial != "" || h.Join.Joined == 0 {
+		return append(fails, "joined-interrupted.json: the interrupted initiator did not join the target's records"), nil
+	}
+	fmt.Fprintf(sb, "interrupted initiator: joined %d of %d requests\n", h.Join.Joined, h.Join.Initiator)
 	return fails, nil
+}
+
+// leftNothing reports whether a guest's leftover counts show no tracefs
+// instance, kprobe or live fio process.
+func leftNothing(left map[string]int) bool {
+	return left["instances"] == 0 && left["kprobes"] == 0 && left["fio"] == 0
 }
 
 // checkFaults checks the initiator's runs against a peer that refuses
@@ -79,7 +84,7 @@ func checkFaults(dir string, sb *strings.Builder) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if left["instances"] != 0 || left["kprobes"] != 0 || left["fio"] != 0 {
+	if !leftNothing(left) {
 		fails = append(fails, "the runs against a failing peer left something behind")
 	}
 	for _, f := range []string{"joined-wrong-token.json", "joined-peer-down.json"} {
