@@ -16,11 +16,12 @@ import (
 // member without a name (an anonymous union) by its byte range in the
 // key, [4:8].
 func (l layout) keyText(mapName string, key *expr) string {
+	// A member loaded from the packet in the machine's order holds the
+	// packet's bytes as they sit, which is what a member given packet
+	// bytes (a field, pkt[i:j]) takes: written so, without le32(...).
 	one := func(v *expr) string {
-		if v.op == opPkt && v.descending() {
-			if s := l.fieldName(v.swapped()); s != "" {
-				return s
-			}
+		if v.op == opPkt && v.descending() && len(v.offs) > 1 {
+			return render(v.swapped(), l)
 		}
 		return render(v, l)
 	}

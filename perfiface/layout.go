@@ -272,11 +272,14 @@ func (l layout) special(r *expr) (string, bool) {
 	if l.l3 == "ipv4" && isIHL4(r, l.l3off) {
 		return "pkt.ip.ihl*4", true
 	}
+	if s, ok := l.tcpHLen(r); ok && l.l3 == "ipv6" {
+		return s, true
+	}
 	if r.op == "+" && l.l3 == "ipv6" {
-		if k, c, ok := l.extWalk(r); ok {
-			s := fmt.Sprintf("pkt.ipv6.ext[%d].off", k)
-			if c != 0 {
-				s += fmt.Sprintf(" + %d", c)
+		if w, ok := l.extWalk(r); ok {
+			s := w.header() + ".off"
+			if w.off != 0 {
+				s += fmt.Sprintf(" + %d", w.off)
 			}
 			return s, true
 		}

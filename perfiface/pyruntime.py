@@ -169,6 +169,11 @@ class Header:
         """The header's offset in the packet."""
         return self._off
 
+    @property
+    def tcp_hlen(self):
+        """The length in bytes of a TCP header here (data offset * 4)."""
+        return (self[12] >> 4) * 4
+
 
 class IPv4(Header):
     @property
@@ -226,6 +231,23 @@ class IPv6(Header):
     @property
     def ext(self):
         return ExtHeaders(self._pkt, self._off + 40)
+
+    def after(self, steps):
+        """The header reached from the fixed header's end by the steps
+        named in a string ("opt frag ah"): "opt" over an options header ((hdr_len + 1) * 8 bytes), "ah" over
+        an authentication header ((hdr_len + 2) * 4), "frag" over a
+        fragment header (8)."""
+        off = self._off + 40
+        for step in steps.split():
+            if step == "opt":
+                off += (self._pkt[off + 1] << 3) + 8
+            elif step == "ah":
+                off += (self._pkt[off + 1] << 2) + 8
+            elif step == "frag":
+                off += 8
+            else:
+                raise ValueError("unknown extension-header step %r" % (step,))
+        return Header(self._pkt, off, FIELDS["ext"])
 
 
 class Packet:

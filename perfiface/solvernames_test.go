@@ -113,13 +113,14 @@ func TestUnnamedMembers(t *testing.T) {
 	l := layout{l3off: 14, mapTypes: map[string]*bpfprog.Map{"flows": {Name: "flows", Key: key, Value: val}}}
 
 	// The key's bytes 0..13 are the packet's bytes 26..39, loaded little
-	// endian (most significant first: 39 down to 26).
+	// endian (most significant first: 39 down to 26): each member holds
+	// its packet bytes as they sit, as pkt[i:j] gives them to a key.
 	offs := make([]int, 14)
 	for i := range offs {
 		offs[i] = 39 - i
 	}
 	got := l.keyText("flows", &expr{op: opPkt, w: 112, offs: offs})
-	want := "src=le32(pkt[26:30]), dst=le32(pkt[30:34]), id=le32(pkt[34:38]), port=le16(pkt[38:40])"
+	want := "src=pkt[26:30], dst=pkt[30:34], id=pkt[34:38], port=pkt[38:40]"
 	if got != want {
 		t.Errorf("key: %q, want %q", got, want)
 	}
