@@ -98,6 +98,11 @@ bench: setup build bpf
 	# the same on the NFP target under both metrics (goal: every SSP within 10 s)
 	EXPLODE=0 scripts/bench-bound.sh $(BIN) $(BPF_OUT) nfp-agilio-cx 60s pps
 	EXPLODE=0 scripts/bench-bound.sh $(BIN) $(BPF_OUT) nfp-agilio-cx 60s bps
+	# exact interfaces of Katran, every feasible path (goal: each within 7 s on 2 cores)
+	for p in balancer_ingress_v4 balancer_ingress_v6; do \
+		/usr/bin/time -f "interface --resolution 0 $$p: %e s, max RSS %M KB" \
+			$(BIN) interface --resolution 0 -program $$p $(BPF_OUT)/test_xdp_noinline.o > /dev/null || exit 1; \
+	done
 
 # Timing evidence, never part of `make test` (it reads clocks): run it on an
 # otherwise idle machine. First MUTANTS mutated objects through every command
