@@ -54,3 +54,21 @@ func TestNegTest(t *testing.T) {
 		}
 	}
 }
+
+// TestAndText: a class's conditions joined with "and" keep an "or" among
+// them together, as Python reads it.
+func TestAndText(t *testing.T) {
+	for _, c := range []struct {
+		conds []string
+		want  string
+	}{
+		{[]string{"a == 1"}, "a == 1"},
+		{[]string{"a == 1 or b == 2"}, "a == 1 or b == 2"},
+		{[]string{"a == 1 or b == 2", "c < 3"}, "(a == 1 or b == 2) and c < 3"},
+		{[]string{"not (a or b)", "c and d"}, "(not (a or b)) and c and d"},
+	} {
+		if got := andText(c.conds); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.conds, got, c.want)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func classText(conds []string) string {
 	if len(conds) == 0 {
 		return "every input"
 	}
-	return strings.Join(conds, " and ")
+	return andText(conds)
 }
 
 // signed formats a change with its sign.

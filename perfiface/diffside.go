@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/interp"
@@ -151,7 +150,7 @@ func (s *diffSide) examples(ctx context.Context, opts DiffOptions) error {
 				return nil
 			}
 			s.noInput++
-			s.notes = append(s.notes, fmt.Sprintf("%s class %d (%s): the solver gave no example", s.name, class, strings.Join(s.conds[class], " and ")))
+			s.notes = append(s.notes, fmt.Sprintf("%s class %d (%s): the solver gave no example", s.name, class, andText(s.conds[class])))
 			continue
 		}
 		s.exs = append(s.exs, diffExample{class: class, path: path, ex: ex})

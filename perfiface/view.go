@@ -161,6 +161,19 @@ func join(a, op, b string) string {
 	return wrap(a) + " " + op + " " + wrap(b)
 }
 
+// andText joins the conditions on the way to a class with "and", each
+// that holds an "or" in parentheses: Python's "and" binds tighter.
+func andText(conds []string) string {
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = c
+		if len(conds) > 1 && strings.Contains(c, " or ") {
+			parts[i] = "(" + c + ")"
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
 // merged is one class made of two with the same formula.
 func merged(a, b *VNode) *VNode {
 	f := *a.Value
