@@ -4,5 +4,7 @@
 // push/pop, a timeout per query that turns a slow query into Unknown, and
 // reading values out of a model. With Z3, definitions are held back until
 // a command uses them (lazy.go), scoped by push and pop, so that a long
-// path's unused definitions never reach the solver.
+// path's unused definitions never reach the solver. Terms can also be
+// evaluated in a model in Go (Eval, with a Model asking the solver only for
+// the values of free symbols), which saves a round trip per term.
 package smt

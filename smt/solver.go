@@ -349,6 +349,23 @@ func (s *Solver) Holds(term string) (bool, error) {
 	return sexpString(ans) == "true", nil
 }
 
+// Eval returns the value of a term in the model of the last Sat check,
+// completing the model where the term names constants it left free, as
+// the solver prints it (z3 only: its eval command).
+func (s *Solver) Eval(term string) (string, error) {
+	if !s.isZ3 {
+		return s.Value(term)
+	}
+	if err := s.send("(eval " + term + " :completion true)"); err != nil {
+		return "", err
+	}
+	ans, err := s.readSexp()
+	if err != nil {
+		return "", err
+	}
+	return sexpString(ans), nil
+}
+
 // UnsatCore returns the names of the named assertions of an unsat core
 // after an Unsat check (the solver must have been started with
 // Config.UnsatCores).

@@ -81,6 +81,11 @@ type Checker struct {
 	out        [][]int32 // out-edges of every node, for Family
 	twins      map[edgeShape][]placed
 	shapes     map[string][]int // first instructions of the nodes of each shape
+	// mc is what evaluations learned of the model of the last check.
+	mc *modelCache
+	// EvalFallbacks counts the prefixes byModel left to the solver's
+	// evaluation, which Go's did not cover.
+	EvalFallbacks int
 	// Twins counts the families proven by extrapolation (see extrapolate).
 	Twins int
 	// PathTime and PrefixTime are the solver's time on whole paths and on
@@ -96,6 +101,10 @@ type level struct {
 	// testOnly: the only condition the edge adds is its branch test (the
 	// node it enters asserts nothing, e.g. about a helper's result).
 	testOnly bool
+	// index and assertions are the level's names and assertions, read
+	// on first use by evalByModel.
+	index      levelIndex
+	assertions *[]*smt.Expr
 }
 
 // Outcome is the verdict on one path.

@@ -1,6 +1,7 @@
 package symex
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,15 +17,33 @@ import (
 const maxModelText = 1 << 16
 
 // byModel reports whether the model of the solver's last check, which
-// covers a shorter prefix, satisfies the first n levels: the levels the
-// solver has not received are written as one let-expression (a constant
+// covers a shorter prefix, satisfies the first n levels: the assertions of
+// the levels the solver has not received are evaluated in it (a constant
 // declared there, which no earlier condition constrains, takes a fixed
-// value of its sort, see zeroOf) and evaluated. A true answer proves the
-// prefix satisfiable without a check; false decides nothing.
+// value of its sort, see zeroOf), in Go where it can (evalByModel), else
+// by the solver. A true answer proves the prefix satisfiable without a
+// check; false decides nothing.
 func (c *Checker) byModel(n int) (bool, error) {
 	if c.model < 0 || c.inSolver != c.model || c.model > n {
 		return false, nil
 	}
+	ok, err := c.evalByModel(n)
+	switch {
+	case err == nil:
+		if ok {
+			c.ByModel++
+		}
+		return ok, nil
+	case errors.Is(err, smt.ErrStalled):
+		return false, c.stalled(err, c.inSolver)
+	}
+	c.EvalFallbacks++
+	return c.byModelSolver(n)
+}
+
+// byModelSolver is byModel by the solver: the pending levels are written
+// as one let-expression and evaluated.
+func (c *Checker) byModelSolver(n int) (bool, error) {
 	// The pending levels' definitions, and the ones the assertions need.
 	type def struct {
 		order int

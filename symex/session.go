@@ -34,6 +34,7 @@ func (c *Checker) checkAt(ctx context.Context, n int, limit time.Duration) (smt.
 
 // keepModel records that the solver holds a model of the first n levels.
 func (c *Checker) keepModel(n int, res smt.Result, err error) {
+	c.mc = nil
 	if err == nil && res == smt.Sat && c.inSolver == n {
 		c.model = n
 	}
