@@ -174,10 +174,14 @@ func (s *search) finish(r *Result, notes map[string]bool) {
 		if s.bestEx != nil && len(s.bestEx.Packet) > size {
 			size = len(s.bestEx.Packet)
 		}
-		exact := c.pathWith(c.ExactCost(p.Edges), size, s.opts.Metric)
+		cost, lookups := c.OutcomeCost(p.Edges, lookupsOf(s.bestEx))
+		exact := c.pathWith(cost, size, s.opts.Metric)
 		exact.Edges = p.Edges
 		r.Bound = s.boundOf(exact)
 		pr := c.report(1, exact)
+		if len(c.T.HelperOutcomes) > 0 {
+			pr.Lookups = lookups // the outcomes matter only where priced
+		}
 		pr.Edges = p.Edges
 		pr.PacketBytes = size
 		pr.BitRate = exact.Rate * float64(8*size)

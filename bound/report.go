@@ -123,6 +123,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		} else {
 			fmt.Fprintf(w, "\npath %d:\n", pr.Rank)
 		}
+		writeLookups(w, pr.Lookups, r.Target.Components)
 		if ex := pr.Example; ex != nil {
 			minimal := "the smallest that takes the path"
 			if !ex.Minimal {

@@ -137,11 +137,14 @@ type PathReport struct {
 	Lines              []SourceLine `json:"lines"`
 	// Status of a searched path: "satisfiable", or "unknown" (a solver
 	// timeout; taken as possible, which keeps the bound valid).
-	Status      string    `json:"status,omitempty"`
-	PacketBytes int       `json:"packet_bytes,omitempty"` // smallest packet that takes the path
-	Example     *Example  `json:"example,omitempty"`
-	Measured    *Measured `json:"measured,omitempty"` // --measure
-	Edges       []int32   `json:"-"`
+	Status      string   `json:"status,omitempty"`
+	PacketBytes int      `json:"packet_bytes,omitempty"` // smallest packet that takes the path
+	Example     *Example `json:"example,omitempty"`
+	// Lookups are the path's map lookups in order, each with the outcome
+	// its example takes and the price it was given (searched paths).
+	Lookups  []LookupPrice `json:"lookups,omitempty"`
+	Measured *Measured     `json:"measured,omitempty"` // --measure
+	Edges    []int32       `json:"-"`
 }
 
 // Measured is the example packet replayed on the kernel.
@@ -482,6 +485,11 @@ func (r *Result) SetExpected(c *Costed) {
 			continue
 		}
 		path := c.pathOf(p.Edges, PacketRate)
+		if p.Status != "" {
+			// A searched path: priced as the search priced it.
+			cost, _ := c.OutcomeCost(p.Edges, p.KnownLookups())
+			path = c.pathWith(cost, c.PathSize(p.Edges), PacketRate)
+		}
 		p.ExpectedRate = path.Rate
 		if i == 0 {
 			e := c.bound(path).PacketRate

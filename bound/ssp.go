@@ -427,14 +427,16 @@ func (s *search) advance() {
 	}
 }
 
-// exact is the metric of a satisfiable path with its exact cost and, for
-// the bit rate, the smallest packet the solver found.
+// exact is the metric of a satisfiable path with its exact cost, its
+// map lookups priced by the outcomes of its example ex (nil: by the
+// dearest) and, for the bit rate, the smallest packet the solver found.
 func (s *search) exact(p Path, ex *symex.Example) float64 {
 	size := p.Size
 	if ex != nil && len(ex.Packet) > size {
 		size = len(ex.Packet)
 	}
-	return s.c.pathWith(s.c.ExactCost(p.Edges), size, s.opts.Metric).Key
+	cost, _ := s.c.OutcomeCost(p.Edges, lookupsOf(ex))
+	return s.c.pathWith(cost, size, s.opts.Metric).Key
 }
 
 // below is the packet length under which p would lower the best bit rate

@@ -115,6 +115,7 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 	}
 	r.deriveMemory(d, t, vec, estimated)
 	r.deriveHelpers(d, t, vec, estimated)
+	r.deriveOutcomes(d, t, vec)
 	notes := r.derivePCV(d, t, vec, estimated)
 	t.Estimated = estimated
 	t.Name = name

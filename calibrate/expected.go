@@ -27,11 +27,17 @@ func Expected(t *target.Target) (*target.Target, error) {
 	if len(c.TypicalSpread) > 0 {
 		spreads, model = c.TypicalSpread, Throughput
 	}
-	bySize := map[string]bool{} // "helpers.H.M" priced by key size too
+	bySize := map[string]bool{}    // "helpers.H.M" priced by key size too
+	byOutcome := map[string]bool{} // "helpers.H.M" priced by outcome too
 	for key := range spreads {
 		if rest, ok := strings.CutPrefix(key, "helper_keys."); ok {
 			if i := strings.LastIndexByte(rest, '.'); i > 0 {
 				bySize["helpers."+rest[:i]] = true
+			}
+		}
+		if rest, ok := strings.CutPrefix(key, "helper_outcomes."); ok {
+			if i := strings.LastIndexByte(rest, '.'); i > 0 {
+				byOutcome["helpers."+rest[:i]] = true
 			}
 		}
 	}
@@ -50,8 +56,21 @@ func Expected(t *target.Target) (*target.Target, error) {
 			r.Measurements = append(r.Measurements, &Measurement{Key: "helpers." + rest[:i], Variant: "key" + rest[i+1:], Spread: med})
 			continue
 		}
-		if bySize[key] {
-			continue // its sizes' medians price it
+		if rest, ok := strings.CutPrefix(key, "helper_outcomes."); ok {
+			// An outcome is the variant that measured it; the main
+			// outcome with the largest key is among the key sizes.
+			i := strings.LastIndexByte(rest, '.')
+			if i < 0 {
+				return nil, fmt.Errorf("expected costs: spread key %q names no outcome", key)
+			}
+			hm := "helpers." + rest[:i]
+			if !bySize[hm] || !strings.HasPrefix(s.Variant, "key") {
+				r.Measurements = append(r.Measurements, &Measurement{Key: hm, Variant: s.Variant, Spread: med})
+			}
+			continue
+		}
+		if bySize[key] || byOutcome[key] {
+			continue // its sizes' or outcomes' medians price it
 		}
 		r.Measurements = append(r.Measurements, &Measurement{Key: key, Variant: s.Variant, Spread: med})
 	}

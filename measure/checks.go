@@ -25,15 +25,23 @@ type pricer struct {
 }
 
 // check describes one path a replay ran (its executed instructions) with
-// its predicted rates and the measured one.
-func (pc pricer) check(name, how string, executed []int32, ns, slowNs float64) (bound.PathCheck, error) {
+// its predicted rates and the measured one. A run of the reported path pr
+// is priced as the bound priced it, its map lookups by the outcomes of its
+// example (bound.Costed.OutcomeCost); another path by the dearest.
+func (pc pricer) check(pr *bound.PathReport, name, how string, executed []int32, ns, slowNs float64) (bound.PathCheck, error) {
 	edges, err := cfg.PathOf(pc.g, executed)
 	if err != nil {
 		return bound.PathCheck{}, fmt.Errorf("the %s path on the graph: %w", name, err)
 	}
-	c := bound.PathCheck{Path: name, How: how, Instructions: len(executed), Predicted: pc.guarantee.PacketRateOf(edges)}
+	rate := func(c *bound.Costed) float64 {
+		if pr.Status != "" && slices.Equal(edges, pr.Edges) {
+			return c.PacketRateWith(edges, pr.KnownLookups())
+		}
+		return c.PacketRateOf(edges)
+	}
+	c := bound.PathCheck{Path: name, How: how, Instructions: len(executed), Predicted: rate(pc.guarantee)}
 	if pc.expected != nil {
-		c.Expected = pc.expected.PacketRateOf(edges)
+		c.Expected = rate(pc.expected)
 	}
 	if ns > 0 {
 		c.Measured = 1e9 / ns

@@ -153,13 +153,13 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 		name = "as run"
 	}
 	if !m.Stateful {
-		ch, err := pc.check(name, "repeated", executed, m.NsPerPacket, m.SlowNs)
+		ch, err := pc.check(pr, name, "repeated", executed, m.NsPerPacket, m.SlowNs)
 		if err != nil {
 			return nil, err
 		}
 		m.Checks = append(m.Checks, ch)
 	} else {
-		ch, err := pc.check(name, "single runs", executed, m.SingleNs, m.SingleSlowNs)
+		ch, err := pc.check(pr, name, "single runs", executed, m.SingleNs, m.SingleSlowNs)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 			return nil, err
 		}
 		if ok {
-			ch, err := pc.check("repeats", "repeated", rep, m.NsPerPacket, m.SlowNs)
+			ch, err := pc.check(pr, "repeats", "repeated", rep, m.NsPerPacket, m.SlowNs)
 			if err != nil {
 				return nil, err
 			}

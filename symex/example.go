@@ -34,6 +34,9 @@ type Example struct {
 	// more each, where the path allows it.
 	Clock    uint64
 	HasClock bool
+	// Lookups are the path's map lookups in path order, each with the
+	// outcome this example's model gives it.
+	Lookups []Lookup
 }
 
 // MapEntry is what a map must (or must not) hold for the path.
@@ -265,10 +268,14 @@ func (c *Checker) fill(ctx context.Context, ex *Example, st *state, n int, clock
 			terms = append(terms, "(select "+o.init+" "+konst(32, uint64(j)).s+")")
 		}
 	}
+	lookups, found := c.lookupTerms()
+	at := len(terms)
+	terms = append(terms, found...)
 	vals, err := c.s.Values(terms)
 	if err != nil {
 		return nil, c.stalled(err, len(c.levels)) // stalled: no example
 	}
+	ex.Lookups = readLookups(lookups, vals[at:])
 	u := func(i int) uint64 {
 		v, e := parseUint(vals[i])
 		if e != nil && err == nil {

@@ -36,6 +36,7 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 		if err != nil {
 			return err
 		}
+		m.noteLookup(v)
 		res = v
 	case asm.FnMapUpdateElem, asm.FnMapDeleteElem:
 		m.forget(r(asm.R1))

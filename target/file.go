@@ -33,13 +33,14 @@ type file struct {
 		Taken    costMap `yaml:"taken"`
 		NotTaken costMap `yaml:"not_taken"`
 	} `yaml:"branch"`
-	Memory      map[string]map[string]accessYAML `yaml:"memory"`
-	Helpers     map[string]map[string]costMap    `yaml:"helpers"`
-	HelperKeys  keyCostsYAML                     `yaml:"helper_keys"`
-	Unsupported map[string]string                `yaml:"unsupported"`
-	Estimated   []string                         `yaml:"estimated"`
-	PCV         map[string]map[string]costMap    `yaml:"pcv"`
-	Calibration *Calibration                     `yaml:"calibration"`
+	Memory         map[string]map[string]accessYAML `yaml:"memory"`
+	Helpers        map[string]map[string]costMap    `yaml:"helpers"`
+	HelperKeys     keyCostsYAML                     `yaml:"helper_keys"`
+	HelperOutcomes outcomesYAML                     `yaml:"helper_outcomes"`
+	Unsupported    map[string]string                `yaml:"unsupported"`
+	Estimated      []string                         `yaml:"estimated"`
+	PCV            map[string]map[string]costMap    `yaml:"pcv"`
+	Calibration    *Calibration                     `yaml:"calibration"`
 }
 
 // costMap is a cost vector written as component name → amount; it keeps
@@ -172,6 +173,9 @@ func (f *file) target() (*Target, error) {
 		return nil, fmt.Errorf("helpers: missing \"default\" (the cost of helpers not listed)")
 	}
 	if err := f.helperKeys(t); err != nil {
+		return nil, err
+	}
+	if err := f.helperOutcomes(t); err != nil {
 		return nil, err
 	}
 	for _, e := range f.Estimated {

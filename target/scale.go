@@ -69,6 +69,13 @@ func (t *Target) Scaled(scale map[string]float64) *Target {
 			byType[mt] = ks
 		}
 	}
+	for _, byType := range c.HelperOutcomes {
+		for _, byOutcome := range byType {
+			for o, v := range byOutcome {
+				byOutcome[o] = v.Times(f(GroupHelper))
+			}
+		}
+	}
 	return c
 }
 
@@ -105,6 +112,13 @@ func (t *Target) clone() *Target {
 	c.HelperKeys = map[string]map[string][]KeyCost{}
 	for h, byType := range t.HelperKeys {
 		c.HelperKeys[h] = maps.Clone(byType)
+	}
+	c.HelperOutcomes = map[string]map[string]map[string]Vec{}
+	for h, byType := range t.HelperOutcomes {
+		c.HelperOutcomes[h] = map[string]map[string]Vec{}
+		for mt, byOutcome := range byType {
+			c.HelperOutcomes[h][mt] = maps.Clone(byOutcome)
+		}
 	}
 	return &c
 }

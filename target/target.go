@@ -80,6 +80,11 @@ type Target struct {
 	// measured: helper → map type → costs by key size, ascending
 	// (HelperKeyCost). Helpers contains the dearest of them.
 	HelperKeys map[string]map[string][]KeyCost
+	// HelperOutcomes prices map helpers by the outcome a call takes, where
+	// measured: helper → map type → outcome (Outcomes) → cost with the
+	// largest measured key (HelperOutcomeCost). Helpers holds the dearest
+	// outcome, which prices calls whose outcome is not known.
+	HelperOutcomes map[string]map[string]map[string]Vec
 	// Blocking memory accesses cost max(BlockMin, latency − units of
 	// BlockComponent spent since the previous memory access).
 	BlockMin       float64

@@ -84,6 +84,9 @@ func Marshal(t *Target) ([]byte, error) {
 	if len(t.HelperKeys) > 0 {
 		add(root, "helper_keys", t.helperKeysNode())
 	}
+	if len(t.HelperOutcomes) > 0 {
+		add(root, "helper_outcomes", t.helperOutcomesNode())
+	}
 	if len(t.Unsupported) > 0 {
 		u := mapping(false)
 		for _, k := range keys(t.Unsupported) {
