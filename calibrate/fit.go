@@ -28,6 +28,11 @@ type FitOptions struct {
 	Groups []string // the groups fitted; the others keep scale 1
 	// Every fitted scale lies in [Min, Max].
 	Min, Max float64
+	// HoldOut (Envelope only) fits once more per program without its
+	// paths and widens the envelope by the largest shortfall of a program
+	// under the fit of the others (FitResult.Margin), so that the
+	// envelope covers what a program outside the fit did.
+	HoldOut bool
 }
 
 // FitResult is a fit and how well it matches its samples.
@@ -40,6 +45,10 @@ type FitResult struct {
 	// Relative error (predicted − measured) / measured against each
 	// sample's High (Envelope) or Median time: min, median and max.
 	ErrMin, ErrMedian, ErrMax float64
+	// HeldOut is every program against a fit of the others (HoldOut);
+	// Margin is how much the scales were widened: the largest Short, or 0.
+	HeldOut []HeldOut
+	Margin  float64
 }
 
 // Fit finds scales of the cost groups, one per group in opts.Groups, that
@@ -158,6 +167,15 @@ func Fit(samples []*Sample, opts FitOptions) (*FitResult, error) {
 		}
 	}
 	res.Fitted = names
+	if opts.HoldOut && opts.Kind == Envelope {
+		if res.HeldOut, err = holdOut(samples, opts); err != nil {
+			return nil, err
+		}
+		for _, h := range res.HeldOut {
+			res.Margin = max(res.Margin, h.Short)
+		}
+		widen(res.Scale, res.Margin)
+	}
 	errs := make([]float64, n)
 	for i, s := range samples {
 		errs[i] = (s.Predicted(res.Scale) - measured(s)) / measured(s)

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dpperf/dpperf/target"
@@ -85,5 +86,50 @@ func TestFitErrors(t *testing.T) {
 	}
 	if _, err := Fit(nil, FitOptions{Kind: Envelope}); err == nil {
 		t.Error("no samples accepted")
+	}
+}
+
+// Held out, a program whose paths need a dearer scale than the others'
+// is short by the ratio of the two, and the envelope widens by that.
+func TestFitHoldOutKnownMargin(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alu := []string{target.GroupALU}
+	a := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
+	b := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.5}, 0)
+	for _, s := range append(a, b...) {
+		// One group only, so that each program's scale is exact.
+		for i := range s.Share {
+			if target.Groups[i] != target.GroupALU {
+				s.Share[i] = 0
+			}
+		}
+		s.High = s.Share[slices.Index(target.Groups, target.GroupALU)]
+	}
+	for _, s := range a {
+		s.Program, s.High = "a", 0.4*s.High
+	}
+	for _, s := range b {
+		s.Program, s.High = "b", 0.5*s.High
+	}
+	res, err := Fit(append(a, b...), FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := map[string]float64{}
+	for _, h := range res.HeldOut {
+		short[h.Program] = h.Short
+	}
+	if math.Abs(short["a"]+0.2) > 1e-6 || math.Abs(short["b"]-0.25) > 1e-6 {
+		t.Errorf("held out %v, want a −0.2 (fit of b: 0.5 against 0.4) and b +0.25", res.HeldOut)
+	}
+	if math.Abs(res.Margin-0.25) > 1e-6 || math.Abs(res.Scale[target.GroupALU]-0.625) > 1e-6 {
+		t.Errorf("margin %g, scale %g: want 0.25 and 0.5 × 1.25", res.Margin, res.Scale[target.GroupALU])
+	}
+	if res.ErrMin < 0.25-1e-6 {
+		t.Errorf("widened envelope: least error %g, want 0.25", res.ErrMin)
+	}
+	one, err := Fit(b, FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
+	if err != nil || one.HeldOut != nil || one.Margin != 0 {
+		t.Errorf("one program: held out %v, margin %g, %v", one.HeldOut, one.Margin, err)
 	}
 }

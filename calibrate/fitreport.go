@@ -59,7 +59,7 @@ func Fitted(t *target.Target, name string, samples []*Sample, res *FitResult, ru
 		fitted.Name = t.Name + "-fit"
 	}
 	f := &target.Fit{Kind: res.Kind, Scale: res.Scale, Samples: len(samples), Percentile: percentile,
-		ErrMin: round3(res.ErrMin), ErrMedian: round3(res.ErrMedian), ErrMax: round3(res.ErrMax)}
+		ErrMin: round3(res.ErrMin), ErrMedian: round3(res.ErrMedian), ErrMax: round3(res.ErrMax), Margin: round3(res.Margin)}
 	for _, s := range samples {
 		if !slices.Contains(f.Programs, s.Program) {
 			f.Programs = append(f.Programs, s.Program)
@@ -90,6 +90,17 @@ type FitReport struct {
 	Min    float64            `json:"error_min"`
 	Median float64            `json:"error_median"`
 	Max    float64            `json:"error_max"`
+	// Every program against an envelope fitted to the others' paths
+	// (--hold-out), and how much the envelope was widened for it.
+	HeldOut []FitHeldOut `json:"held_out"`
+	Margin  float64      `json:"margin"`
+}
+
+// FitHeldOut is one program of FitReport.HeldOut: the largest
+// (timing − prediction) / prediction of its paths under a fit without it.
+type FitHeldOut struct {
+	Program string  `json:"program"`
+	Short   float64 `json:"short"`
 }
 
 // FitPath is one timed path of a FitReport: its timings and its
@@ -108,9 +119,12 @@ type FitPath struct {
 // name written to file.
 func NewFitReport(name, file string, samples []*Sample, res *FitResult) *FitReport {
 	v := &FitReport{Schema: "dpperf.targets.fit/v1", Target: name, File: file, Kind: res.Kind, Scale: res.Scale, Unused: res.Unused,
-		Paths: []FitPath{}, Min: res.ErrMin, Median: res.ErrMedian, Max: res.ErrMax}
+		Paths: []FitPath{}, Min: res.ErrMin, Median: res.ErrMedian, Max: res.ErrMax, HeldOut: []FitHeldOut{}, Margin: res.Margin}
 	if v.Unused == nil {
 		v.Unused = []string{}
+	}
+	for _, h := range res.HeldOut {
+		v.HeldOut = append(v.HeldOut, FitHeldOut(h))
 	}
 	for _, s := range samples {
 		m := s.High
@@ -143,5 +157,16 @@ func (v *FitReport) WriteText(w io.Writer) error {
 	tw.Flush()
 	_, err := fmt.Fprintf(w, "error: min %+.1f%%, median %+.1f%%, max %+.1f%% over %d paths\n",
 		100*v.Min, 100*v.Median, 100*v.Max, len(v.Paths))
+	if err != nil || len(v.HeldOut) == 0 {
+		return err
+	}
+	worst := v.HeldOut[0]
+	for _, h := range v.HeldOut {
+		if h.Short > worst.Short {
+			worst = h
+		}
+	}
+	_, err = fmt.Fprintf(w, "held out: %d programs, each against a fit of the others; the worst, %s, %+.1f%% of that prediction; envelope widened by %.1f%%\n",
+		len(v.HeldOut), worst.Program, 100*worst.Short, 100*v.Margin)
 	return err
 }

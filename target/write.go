@@ -185,6 +185,9 @@ func calibrationNode(c *Calibration) *yaml.Node {
 		add(fn, "err_min", num(f.ErrMin))
 		add(fn, "err_median", num(f.ErrMedian))
 		add(fn, "err_max", num(f.ErrMax))
+		if f.Margin != 0 {
+			add(fn, "margin", num(f.Margin))
+		}
 		add(n, "fit", fn)
 	}
 	return n

@@ -32,6 +32,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	perProg := fs.Int("paths", 12, "distinct paths timed per program")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	samplesOut := fs.String("samples", "", "also write every timed path to `FILE` (JSON)")
+	hold := fs.Bool("hold-out", true, "envelope: fit once more without each program and widen the envelope by the largest shortfall of a program under the fit of the others")
 	samplesIn := fs.String("from-samples", "", "fit the paths timed before (`FILE` written by --samples) instead of timing objects")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
@@ -53,7 +54,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	fopts := calibrate.FitOptions{Kind: *kind, Min: *lo, Max: *hi}
+	fopts := calibrate.FitOptions{Kind: *kind, Min: *lo, Max: *hi, HoldOut: *hold}
 	if fopts.Groups, err = calibrate.ParseGroups(*groups); err != nil {
 		return fail.Usagef("targets fit: %v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +17,11 @@ import (
 func TestTargetsFitFromSamples(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fit.yaml")
 	table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out,
-		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json")
+		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json", "--hold-out=false")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(table, "fit (envelope): alu ×") || !strings.Contains(table, "error: min +0.0%") {
+	if !strings.Contains(table, "fit (envelope): alu ×") || !strings.Contains(table, "error: min +0.0%") || strings.Contains(table, "held out") {
 		t.Errorf("table:\n%s", table)
 	}
 	fitted, err := target.Load(out)
@@ -41,6 +42,32 @@ func TestTargetsFitFromSamples(t *testing.T) {
 	}
 	if fitted.Helpers["map_lookup_elem"]["hash"] != base.Helpers["map_lookup_elem"]["hash"] {
 		t.Error("a group outside the fit changed")
+	}
+}
+
+// By default the envelope is widened by the worst program held out of
+// the fit, every group alike, so that no path lies within the margin of
+// its prediction.
+func TestTargetsFitHoldOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fit.yaml")
+	table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out,
+		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(table, "held out: 9 programs, each against a fit of the others; the worst, ") {
+		t.Errorf("table:\n%s", table)
+	}
+	fitted, err := target.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fitted.Calibration.Fit
+	if f.Margin <= 0 || f.ErrMin < f.Margin-0.001 {
+		t.Errorf("margin %g, least error %g: every path should be predicted at least the margin above its time", f.Margin, f.ErrMin)
+	}
+	if h := f.Scale[target.GroupHelper]; math.Abs(h-(1+f.Margin)) > 0.001 {
+		t.Errorf("helper (not fitted) scaled %g, want 1 + margin %g", h, f.Margin)
 	}
 }
 

@@ -1,0 +1,70 @@
+package calibrate
+
+import (
+	"slices"
+
+	"github.com/dpperf/dpperf/target"
+)
+
+// HeldOut is how one program's timed paths fare under an envelope fitted
+// to the other programs' paths only: Short is the largest
+// (measured − predicted) / predicted over its paths, positive when a path
+// runs slower than that envelope predicts. It is what a program outside
+// the fit may expect of the fitted target.
+type HeldOut struct {
+	Program string
+	Short   float64
+}
+
+// holdOut fits the envelope once per program, without that program's
+// samples, and measures each program against the fit of the others. Fewer
+// than two programs: nothing to hold out (nil).
+func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
+	var progs []string
+	for _, s := range samples {
+		if !slices.Contains(progs, s.Program) {
+			progs = append(progs, s.Program)
+		}
+	}
+	if len(progs) < 2 {
+		return nil, nil
+	}
+	opts.HoldOut = false
+	var out []HeldOut
+	for _, p := range progs {
+		var rest, own []*Sample
+		for _, s := range samples {
+			if s.Program == p {
+				own = append(own, s)
+			} else {
+				rest = append(rest, s)
+			}
+		}
+		res, err := Fit(rest, opts)
+		if err != nil {
+			return nil, err
+		}
+		h := HeldOut{Program: p, Short: -1}
+		for _, s := range own {
+			pred := s.Predicted(res.Scale)
+			h.Short = max(h.Short, (s.High-pred)/pred)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// widen multiplies every group's scale by 1 + margin, the groups outside
+// the fit (scale 1) too: the shortfall is of whole predictions.
+func widen(scale map[string]float64, margin float64) {
+	if margin <= 0 {
+		return
+	}
+	for _, g := range target.Groups {
+		if s, ok := scale[g]; ok {
+			scale[g] = s * (1 + margin)
+		} else {
+			scale[g] = 1 + margin
+		}
+	}
+}
