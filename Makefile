@@ -302,7 +302,8 @@ calibrate: build
 # programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
 # interfaces); the timed paths in build/fit-samples.json.
-FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o,$(wildcard $(BPF_OUT)/*.o))
+EVIDENCE_EXAMPLES := fig2 parser counter loop call legacy flowtable flowcount flowcount_v2
+FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o %/explode_far.o $(patsubst %,\%/%.o,$(EVIDENCE_EXAMPLES)),$(wildcard $(BPF_OUT)/*.o))
 fit: build bpf
 	$(BIN) targets fit --target build/host.yaml --write build/host-fit.yaml --samples build/fit-samples.json \
 	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
