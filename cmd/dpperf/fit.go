@@ -18,7 +18,7 @@ import (
 // real programs and writes the scaled target.
 func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("targets fit", "targets fit --target HOST.yaml --write FILE.yaml [flags] OBJECT...", stderr)
-	tgt := fs.String("target", "", "the measured target to scale (`FILE` from targets calibrate, or a built-in name)")
+	tgt := fs.String("target", "", "the measured target to scale (`FILE` from targets calibrate, a built-in name, or host: this machine's calibration)")
 	out := fs.String("write", "", "write the fitted target to `FILE` (YAML)")
 	cli.Deprecated(fs, "out", "--write", stderr, false, func(v string) error { *out = v; return nil })
 	report := cli.AddOutput(fs, "calibrate/json.md")
@@ -50,7 +50,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case *pct <= 0 || *pct > 100:
 		return fail.Usagef("targets fit: --percentile must be in (0, 100]")
 	}
-	t, err := target.Load(*tgt)
+	t, err := loadTarget(ctx, *tgt, stderr)
 	if err != nil {
 		return err
 	}
