@@ -166,6 +166,15 @@ func TestBoundTargetHost(t *testing.T) {
 	if !strings.Contains(text, "\nguarantee: ") || strings.Contains(text, "estimate") {
 		t.Errorf("host bound not reported as a guarantee:\n%s", text)
 	}
+	// targets fit scales the cached calibration too.
+	fitted := filepath.Join(t.TempDir(), "fit.yaml")
+	if _, errs, code := dpperf(t, "targets", "fit", "--target", "host", "--write", fitted,
+		"--groups", "alu+branch+memory+call,per_packet", "--from-samples", "testdata/fit-samples.json"); code != 0 || strings.Contains(errs, "calibrating") {
+		t.Fatalf("targets fit --target host: exit %d (the cached calibration should be used): %s", code, errs)
+	}
+	if ft, err := target.Load(fitted); err != nil || ft.Name != calibrate.HostName+"-fit" || ft.Calibration.Fit == nil || ft.Calibration.Model != calibrate.HostModel {
+		t.Errorf("fitted host target %v: %+v", err, ft)
+	}
 	est := boundJSON(t, []string{"bound", "--json", "--target", "x86-64", built(t, "fig2")})
 	if est.Basis != target.BasisEstimated {
 		t.Errorf("x86-64 basis %q", est.Basis)
