@@ -43,11 +43,11 @@ func (m *Model) ask(term string) (Value, error) {
 		return v, nil
 	}
 	m.Asked++
-	ans, err := m.s.Eval(term)
+	ans, err := m.s.evalTerm(term)
 	if err != nil {
 		return Value{}, err
 	}
-	v, err := ParseValue(ans)
+	v, err := Eval(ans, closedEnv{})
 	if err != nil {
 		return Value{}, err
 	}

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// readSexp reads one s-expression answer, which may span several lines.
-// Atoms come back as strings, lists as []any. Each line is awaited as
-// long as a check (the solver's timeout plus Grace).
-func (s *Solver) readSexp() (any, error) {
+// readSexp reads one s-expression answer, which may span several lines,
+// as a term (ParseExpr). Each line is awaited as long as a check (the
+// solver's timeout plus Grace).
+func (s *Solver) readSexp() (*Expr, error) {
 	var b strings.Builder
 	depth := 0
 	for {
@@ -24,75 +24,11 @@ func (s *Solver) readSexp() (any, error) {
 			break
 		}
 	}
-	v, rest, err := parseSexp(b.String())
+	e, err := ParseExpr(b.String())
 	if err != nil {
-		return nil, fmt.Errorf("smt solver: %w", err)
+		return nil, fmt.Errorf("smt solver: answer: %w", err)
 	}
-	if strings.TrimSpace(rest) != "" {
-		return nil, fmt.Errorf("smt solver: trailing text %q", rest)
-	}
-	return v, nil
-}
-
-// parseSexp parses one s-expression at the start of text.
-func parseSexp(text string) (any, string, error) {
-	text = strings.TrimLeft(text, " \t\r\n")
-	switch {
-	case text == "":
-		return nil, "", fmt.Errorf("unexpected end of answer")
-	case text[0] == '(':
-		var list []any
-		text = text[1:]
-		for {
-			text = strings.TrimLeft(text, " \t\r\n")
-			if text == "" {
-				return nil, "", fmt.Errorf("unbalanced parentheses")
-			}
-			if text[0] == ')' {
-				if list == nil {
-					list = []any{}
-				}
-				return list, text[1:], nil
-			}
-			v, rest, err := parseSexp(text)
-			if err != nil {
-				return nil, "", err
-			}
-			list, text = append(list, v), rest
-		}
-	case text[0] == ')':
-		return nil, "", fmt.Errorf("unexpected )")
-	case text[0] == '|':
-		end := strings.IndexByte(text[1:], '|')
-		if end < 0 {
-			return nil, "", fmt.Errorf("unterminated |symbol|")
-		}
-		return text[1 : end+1], text[end+2:], nil
-	case text[0] == '"':
-		end := strings.IndexByte(text[1:], '"')
-		if end < 0 {
-			return nil, "", fmt.Errorf("unterminated string")
-		}
-		return text[:end+2], text[end+2:], nil
-	}
-	end := strings.IndexAny(text, " \t\r\n()")
-	if end < 0 {
-		end = len(text)
-	}
-	return text[:end], text[end:], nil
-}
-
-// sexpString prints an s-expression back as text.
-func sexpString(v any) string {
-	list, ok := v.([]any)
-	if !ok {
-		return v.(string)
-	}
-	parts := make([]string, len(list))
-	for i, x := range list {
-		parts[i] = sexpString(x)
-	}
-	return "(" + strings.Join(parts, " ") + ")"
+	return e, nil
 }
 
 // Closing returns the index of the parenthesis that closes the one at

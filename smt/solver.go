@@ -314,17 +314,15 @@ func (s *Solver) Values(terms []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	pairs, ok := ans.([]any)
-	if !ok || len(pairs) != len(terms) {
+	if ans.List == nil || len(ans.List) != len(terms) {
 		return nil, fmt.Errorf("smt solver: unexpected answer to get-value: %v", ans)
 	}
-	out := make([]string, len(pairs))
-	for i, p := range pairs {
-		pv, ok := p.([]any)
-		if !ok || len(pv) != 2 {
+	out := make([]string, len(ans.List))
+	for i, p := range ans.List {
+		if len(p.List) != 2 {
 			return nil, fmt.Errorf("smt solver: unexpected pair in get-value answer: %v", p)
 		}
-		out[i] = sexpString(pv[1])
+		out[i] = p.List[1].String()
 	}
 	return out, nil
 }
@@ -332,38 +330,40 @@ func (s *Solver) Values(terms []string) ([]string, error) {
 // Holds evaluates a Bool term in the model of the last Sat check,
 // completing it where the term names constants the model left free. It
 // reports false when the term is false or the solver gives no plain
-// answer. z3 evaluates with its eval command, which does not echo the
-// term back; other solvers answer get-value.
+// answer.
 func (s *Solver) Holds(term string) (bool, error) {
-	if !s.isZ3 {
-		v, err := s.Value(term)
-		return v == "true", err
-	}
-	if err := s.send("(eval " + term + " :completion true)"); err != nil {
-		return false, err
-	}
-	ans, err := s.readSexp()
-	if err != nil {
-		return false, err
-	}
-	return sexpString(ans) == "true", nil
+	v, err := s.Eval(term)
+	return v == "true", err
 }
 
 // Eval returns the value of a term in the model of the last Sat check,
 // completing the model where the term names constants it left free, as
-// the solver prints it (z3 only: its eval command).
+// the solver prints it.
 func (s *Solver) Eval(term string) (string, error) {
 	if !s.isZ3 {
 		return s.Value(term)
 	}
-	if err := s.send("(eval " + term + " :completion true)"); err != nil {
-		return "", err
-	}
-	ans, err := s.readSexp()
+	e, err := s.evalTerm(term)
 	if err != nil {
 		return "", err
 	}
-	return sexpString(ans), nil
+	return e.String(), nil
+}
+
+// evalTerm is Eval's answer as a term. z3 evaluates with its eval command,
+// which does not echo the term back; other solvers answer get-value.
+func (s *Solver) evalTerm(term string) (*Expr, error) {
+	if !s.isZ3 {
+		v, err := s.Value(term)
+		if err != nil {
+			return nil, err
+		}
+		return ParseExpr(v)
+	}
+	if err := s.send("(eval " + term + " :completion true)"); err != nil {
+		return nil, err
+	}
+	return s.readSexp()
 }
 
 // UnsatCore returns the names of the named assertions of an unsat core
@@ -377,20 +377,15 @@ func (s *Solver) UnsatCore() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, ok := ans.([]any)
-	if !ok {
-		if a, isAtom := ans.(string); isAtom && a == "" {
-			return nil, nil
-		}
+	if ans.List == nil {
 		return nil, fmt.Errorf("smt solver: unexpected answer to get-unsat-core: %v", ans)
 	}
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		a, ok := n.(string)
-		if !ok {
+	out := make([]string, 0, len(ans.List))
+	for _, n := range ans.List {
+		if n.List != nil {
 			return nil, fmt.Errorf("smt solver: unexpected name in unsat core: %v", n)
 		}
-		out = append(out, a)
+		out = append(out, n.Atom)
 	}
 	return out, nil
 }
