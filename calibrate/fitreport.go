@@ -59,12 +59,8 @@ func Fitted(t *target.Target, name string, samples []*Sample, res *FitResult, ru
 		fitted.Name = t.Name + "-fit"
 	}
 	f := &target.Fit{Kind: res.Kind, Scale: res.Scale, Samples: len(samples), Percentile: percentile,
-		ErrMin: round3(res.ErrMin), ErrMedian: round3(res.ErrMedian), ErrMax: round3(res.ErrMax), Margin: round3(res.Margin)}
-	for _, s := range samples {
-		if !slices.Contains(f.Programs, s.Program) {
-			f.Programs = append(f.Programs, s.Program)
-		}
-	}
+		ErrMin: round3(res.ErrMin), ErrMedian: round3(res.ErrMedian), ErrMax: round3(res.ErrMax), Margin: round3(res.Margin),
+		Programs: programsOf(samples)}
 	fitted.Description = fmt.Sprintf("%s, costs scaled by group to %d timed paths of %d programs (%s)", t.Description, len(samples), len(f.Programs), res.Kind)
 	if fitted.Calibration == nil {
 		fitted.Calibration = &target.Calibration{Runs: runs, Percentile: percentile, Model: "built-in"}

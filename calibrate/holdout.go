@@ -20,12 +20,7 @@ type HeldOut struct {
 // samples, and measures each program against the fit of the others. Fewer
 // than two programs: nothing to hold out (nil).
 func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
-	var progs []string
-	for _, s := range samples {
-		if !slices.Contains(progs, s.Program) {
-			progs = append(progs, s.Program)
-		}
-	}
+	progs := programsOf(samples)
 	if len(progs) < 2 {
 		return nil, nil
 	}
@@ -52,6 +47,17 @@ func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// programsOf lists the samples' programs, each once, in their order.
+func programsOf(samples []*Sample) []string {
+	var progs []string
+	for _, s := range samples {
+		if !slices.Contains(progs, s.Program) {
+			progs = append(progs, s.Program)
+		}
+	}
+	return progs
 }
 
 // widen multiplies every group's scale by 1 + margin, the groups outside
