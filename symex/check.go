@@ -44,7 +44,7 @@ type Options struct {
 const DefaultAbstract = 400
 
 func abstractNote(n uint32) string {
-	return fmt.Sprintf("values computed by more than %d operations (hashes) are taken as unconstrained while paths are checked; a path that needs a particular hash value may be impossible, and its example is solved with the exact values", n)
+	return fmt.Sprintf("values computed by more than %d operations (hashes), and values computed from those by more than %d more, are taken as unconstrained while paths are checked; a path that needs a particular hash value may be impossible, and its example is solved with the exact values", n, n/hashedShare)
 }
 
 // DefaultMaxPacket is the largest packet an XDP program sees with 4 KiB
@@ -88,6 +88,13 @@ type Checker struct {
 	EvalFallbacks int
 	// Twins counts the families proven by extrapolation (see extrapolate).
 	Twins int
+	// wit is a witness of a prefix of the path (see witness.go); base
+	// holds the assertions the solver receives at its start.
+	wit  *witness
+	base []*smt.Expr
+	// ByWitness and Repaired count the prefixes found satisfiable by the
+	// witness as it was, and by the witness repaired.
+	ByWitness, Repaired int
 	// PathTime and PrefixTime are the solver's time on whole paths and on
 	// the search for refuted prefixes.
 	PathTime, PrefixTime time.Duration
@@ -137,7 +144,12 @@ func NewChecker(g *cfg.Graph, opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{g: g, s: s, opts: opts, notes: map[string]bool{}, model: -1}
+	base, err := baseAssertions(opts)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	c := &Checker{g: g, s: s, opts: opts, notes: map[string]bool{}, model: -1, base: base}
 	return c, nil
 }
 
@@ -285,6 +297,10 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	if ok, err := c.satByModel(n); err != nil {
 		return smt.Unknown, false, err
 	} else if ok {
+		return smt.Sat, true, nil
+	}
+	if c.byWitness(n, true) {
+		c.knownSat = n
 		return smt.Sat, true, nil
 	}
 	start := time.Now()

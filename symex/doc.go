@@ -36,7 +36,14 @@
 // prefix of the last path it checked, so a path that shares a prefix with
 // the previous one costs only the new edges (push/pop). The solver receives
 // new levels only when a check needs them, so the model of the last check
-// can decide a longer prefix without a check (Probe, Extend). An
+// can decide a longer prefix without a check (Probe, Extend). That model
+// is also kept in Go as a witness (witness.go), which outlives the solver's
+// pops: a later prefix whose assertions hold in it, or hold once repair.go
+// has edited a few of its free terms (a packet byte, a map's membership or
+// value at a key, a length) by inverting the terms above them, is proven
+// satisfiable without the solver, the whole prefix evaluated again after
+// every edit. A DFS that backtracks to a branch's second side then checks
+// it only when the edits fail. An
 // unsatisfiable path comes back with the shortest prefix the solver
 // refutes, found by binary search over prefixes. With Options.Lemmas, the
 // Checker also finds, by a second binary search on a second solver, the

@@ -187,21 +187,11 @@ func (c *Checker) evalByModel(n int) (bool, error) {
 	}
 	env := &pathEnv{c: c, n: n, mc: c.mc, pending: map[string]smt.Value{}}
 	for i := c.model; i < n; i++ {
-		l := &c.levels[i]
-		if l.assertions == nil {
-			var as []*smt.Expr
-			for _, line := range l.text {
-				if strings.HasPrefix(line, "(assert ") {
-					e, err := smt.ParseExpr(line[len("(assert ") : len(line)-1])
-					if err != nil {
-						return false, err
-					}
-					as = append(as, e)
-				}
-			}
-			l.assertions = &as
+		as, err := c.assertionsOf(i)
+		if err != nil {
+			return false, err
 		}
-		for _, a := range *l.assertions {
+		for _, a := range as {
 			v, err := smt.Eval(a, env)
 			if err != nil {
 				return false, err

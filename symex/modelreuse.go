@@ -140,6 +140,9 @@ func (c *Checker) satByModel(n int) (bool, error) {
 		return true, nil
 	}
 	ok, err := c.byModel(n)
+	if err == nil && !ok {
+		ok = c.byWitness(n, false)
+	}
 	if ok {
 		c.knownSat = n
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dpperf/dpperf/bpfprog"
@@ -70,18 +71,7 @@ func startSolver(opts Options, maps []*bpfprog.Map) (*smt.Solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := []string{
-		"(declare-const pkt0 " + arraySort + ")",
-		"(declare-const len (_ BitVec 64))",
-		"(declare-const ifindex (_ BitVec 32))",
-		"(declare-const rxq (_ BitVec 32))",
-		fmt.Sprintf("(assert (bvuge len %s))", konst(64, uint64(opts.MinPacket)).s),
-		fmt.Sprintf("(assert (bvule len %s))", konst(64, uint64(opts.MaxPacket)).s),
-	}
-	if opts.WellFormed {
-		base = append(base, wellFormed()...)
-	}
-	err = s.Send(base...)
+	err = s.Send(baseCommands(opts)...)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -98,8 +88,42 @@ func startSolver(opts Options, maps []*bpfprog.Map) (*smt.Solver, error) {
 	return s, nil
 }
 
+// baseCommands are the declarations and assertions every path shares.
+func baseCommands(opts Options) []string {
+	base := []string{
+		"(declare-const pkt0 " + arraySort + ")",
+		"(declare-const len (_ BitVec 64))",
+		"(declare-const ifindex (_ BitVec 32))",
+		"(declare-const rxq (_ BitVec 32))",
+		fmt.Sprintf("(assert (bvuge len %s))", konst(64, uint64(opts.MinPacket)).s),
+		fmt.Sprintf("(assert (bvule len %s))", konst(64, uint64(opts.MaxPacket)).s),
+	}
+	if opts.WellFormed {
+		base = append(base, wellFormed()...)
+	}
+	return base
+}
+
+// baseAssertions parses the assertions of baseCommands.
+func baseAssertions(opts Options) ([]*smt.Expr, error) {
+	var as []*smt.Expr
+	for _, line := range baseCommands(opts) {
+		if text, ok := strings.CutPrefix(line, "(assert "); ok {
+			e, err := smt.ParseExpr(text[:len(text)-1])
+			if err != nil {
+				return nil, err
+			}
+			as = append(as, e)
+		}
+	}
+	return as, nil
+}
+
 // solverAt brings the solver to the assertions of the first n levels.
 func (c *Checker) solverAt(n int) error {
+	if c.inSolver > n {
+		c.snapshot() // the pop discards the model
+	}
 	if c.inSolver != n {
 		c.model = -1
 	}

@@ -28,6 +28,9 @@ type term struct {
 	// ops is the size of the expression written out as a tree (names
 	// expanded), saturating at maxOps: what a reader or a solver meets.
 	ops uint32
+	// hashed says the term is computed from a value taken as
+	// unconstrained (see builder.def).
+	hashed bool
 	// wide, when set, says the term is the zero extension of *wide.
 	wide *term
 	// eqOf, on a Bool, says it compares a term with a constant.
@@ -189,19 +192,36 @@ func (b builder) name(prefix string) string {
 // Checker.abstractions).
 func (b builder) def(w uint16, op string, args ...term) term {
 	ops := uint32(1)
+	hashed := false
 	for _, a := range args {
 		ops = min(ops+a.ops, maxOps)
+		hashed = hashed || a.hashed
 	}
 	t := b.defRaw(w, app(op, args...))
-	t.ops = ops
-	if w > 1 && b.abstract > 0 && ops > b.abstract {
+	t.ops, t.hashed = ops, hashed
+	limit := b.abstract
+	if hashed && mixes(op) {
+		limit = b.abstract / hashedShare
+	}
+	if w > 1 && b.abstract > 0 && ops > limit {
 		a := b.name("a")
 		b.emit("(declare-const " + a + " " + sortOf(w) + ")")
 		b.emit("; @abstract " + a + " " + t.s + " " + b.where())
 		b.notes[abstractNote(b.abstract)] = true
-		return term{w: w, s: a}
+		return term{w: w, s: a, hashed: true}
 	}
 	return t
+}
+
+// hashedShare divides the abstraction size for a term computed from a
+// value already taken as unconstrained: the rest of a hash's mixing (see
+// docs/interface.md for why a half).
+const hashedShare = 2
+
+// mixes reports whether op computes (a bit-vector operation) rather than
+// moves bits (concat, extract, extension).
+func mixes(op string) bool {
+	return strings.HasPrefix(op, "bv")
 }
 
 // maxOps caps the tree size a term records.

@@ -15,7 +15,7 @@ func TestInterfaceHashNamed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !regexp.MustCompile(`answers\.contains\(hash=hash\(pkt\[55\], pkt\[57:[0-9]+\]`).MatchString(out) {
+	if !regexp.MustCompile(`answers\.contains\(hash=hash\(pkt\[55\], pkt\[57[]:]`).MatchString(out) {
 		t.Errorf("no lookup keyed by a hash of the query name's bytes:\n%s", out)
 	}
 	solverName := regexp.MustCompile(`\b(?:a|u|x|h|c|t|rm|rnd|time|csum|found)[0-9]+\b`)
