@@ -226,3 +226,33 @@ func (v Value) IndexWidth() int {
 	}
 	return v.arr.iw
 }
+
+// Stores is the length of an array's chain of stores.
+func (v Value) Stores() int {
+	if v.kind != kindArray {
+		return 0
+	}
+	return v.arr.length
+}
+
+// Compact returns array v with one store per index, the latest.
+func Compact(v Value) Value {
+	if v.kind != kindArray {
+		return v
+	}
+	seen := map[uint64]bool{}
+	var stores []*array
+	n := v.arr
+	for ; n.base != nil; n = n.base {
+		if !seen[n.idx] {
+			seen[n.idx] = true
+			stores = append(stores, n)
+		}
+	}
+	out := &array{iw: n.iw, val: n.val}
+	for i := len(stores) - 1; i >= 0; i-- {
+		s := stores[i]
+		out = &array{base: out, iw: out.iw, idx: s.idx, val: s.val, length: out.length + 1}
+	}
+	return Value{kind: kindArray, w: v.w, arr: out}
+}

@@ -91,6 +91,7 @@ type Checker struct {
 	// wit is a witness of a prefix of the path (see witness.go); base
 	// holds the assertions the solver receives at its start.
 	wit  *witness
+	wenv *witnessEnv
 	base []*smt.Expr
 	// ByWitness and Repaired count the prefixes found satisfiable by the
 	// witness as it was, and by the witness repaired.

@@ -30,6 +30,7 @@ func (e *witnessEnv) repair(a *smt.Expr) bool {
 	}
 	e.edits = saved
 	clear(e.vals)
+	e.cached = 0
 	return false
 }
 
@@ -40,7 +41,7 @@ func (e *witnessEnv) eval(x *smt.Expr) (smt.Value, bool) {
 
 // term returns the definition of a defined name, or nil for a free one.
 func (e *witnessEnv) definition(name string) *smt.Expr {
-	d := e.def(name)
+	_, d := e.def(name)
 	if d == nil || d.expr == "" {
 		return nil
 	}
@@ -62,6 +63,7 @@ func (e *witnessEnv) try(f func() bool) bool {
 	}
 	e.edits = saved
 	clear(e.vals)
+	e.cached = 0
 	return false
 }
 

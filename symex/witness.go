@@ -2,6 +2,7 @@ package symex
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +28,15 @@ import (
 type witness struct {
 	path []int32
 	free map[string]smt.Value // by term text: "pkt0", "a12", "(has0_0 #x...)"
+	// vals[i] holds the values of level i's defined names evaluated in
+	// the witness, so that a longer prefix evaluates only its new levels.
+	vals []map[string]smt.Value
+}
+
+// leveled is a defined name's value and the level that defines it.
+type leveled struct {
+	v     smt.Value
+	level int
 }
 
 // maxRepairRounds bounds the edits tried on one prefix: each round makes
@@ -38,50 +48,77 @@ const maxRepairRounds = 4
 // come from ask (the solver's model, when it holds one) or take a fixed
 // value of their sort.
 type witnessEnv struct {
-	c     *Checker
-	n     int
-	w     *witness
-	edits map[string]smt.Value
-	added map[string]smt.Value // free terms met that w does not hold
-	vals  map[string]smt.Value // defined names evaluated
-	ask   func(term string, args []smt.Value, name string) (smt.Value, error)
+	c *Checker
+	n int
+	w *witness
+	// cached is how many levels' values in w.vals hold for this
+	// evaluation (none once an edit is made).
+	cached int
+	edits  map[string]smt.Value
+	added  map[string]smt.Value // free terms met that w does not hold
+	vals   map[string]leveled   // defined names evaluated
+	ask    func(term string, args []smt.Value, name string) (smt.Value, error)
 }
 
-func (c *Checker) newWitnessEnv(w *witness, n int) *witnessEnv {
-	return &witnessEnv{c: c, n: n, w: w, edits: map[string]smt.Value{}, added: map[string]smt.Value{}, vals: map[string]smt.Value{}}
+// witnessEnv returns the checker's evaluation environment, emptied, for
+// the first n levels in w, of which the first cached have their values
+// in w.vals.
+func (c *Checker) witnessEnv(w *witness, n, cached int) *witnessEnv {
+	e := c.wenv
+	if e == nil {
+		e = &witnessEnv{c: c, edits: map[string]smt.Value{}, added: map[string]smt.Value{}, vals: map[string]leveled{}}
+		c.wenv = e
+	}
+	clear(e.edits)
+	clear(e.added)
+	clear(e.vals)
+	e.n, e.w, e.cached, e.ask = n, w, min(cached, len(w.vals)), nil
+	return e
 }
 
-// def finds the level definition or declaration of name among the first
-// e.n levels, or nil for a name the solver holds from its start.
-func (e *witnessEnv) def(name string) *levelDef {
+// def finds the level (and its definition or declaration) of name among
+// the first e.n levels, or nil for a name the solver holds from its start.
+func (e *witnessEnv) def(name string) (int, *levelDef) {
 	switch name {
 	case "len", "ifindex", "rxq":
-		return nil
+		return -1, nil
 	}
 	if _, ok := counterOf(name); ok {
-		_, d := e.c.defOf(name, e.n)
-		return d
+		return e.c.defOf(name, e.n)
 	}
 	for i := range e.n {
 		if d := e.c.index(i)[name]; d != nil {
-			return d
+			return i, d
 		}
 	}
-	return nil
+	return -1, nil
 }
 
 // edit sets a free term's value; what was evaluated from it is forgotten.
 func (e *witnessEnv) edit(term string, v smt.Value) {
+	if v.IsArray() && v.Stores() > maxWitnessStores {
+		v = smt.Compact(v)
+	}
 	e.edits[term] = v
 	clear(e.vals)
+	e.cached = 0
 }
 
+// maxWitnessStores is the chain of stores an edited array may grow to
+// before it is compacted (one store per index).
+const maxWitnessStores = 64
+
 func (e *witnessEnv) Symbol(name string) (smt.Value, error) {
-	if v, ok := e.vals[name]; ok {
-		return v, nil
+	if l, ok := e.vals[name]; ok {
+		return l.v, nil
 	}
-	d := e.def(name)
+	i, d := e.def(name)
 	if d != nil && d.expr != "" {
+		if i < e.cached {
+			if v, ok := e.w.vals[i][name]; ok {
+				return v, nil
+			}
+		}
 		if d.parsed == nil {
 			p, err := smt.ParseExpr(d.expr)
 			if err != nil {
@@ -93,7 +130,7 @@ func (e *witnessEnv) Symbol(name string) (smt.Value, error) {
 		if err != nil {
 			return v, err
 		}
-		e.vals[name] = v
+		e.vals[name] = leveled{v, i}
 		return v, nil
 	}
 	if d != nil && d.fun {
@@ -237,7 +274,7 @@ func (c *Checker) snapshot() {
 		c.mc = &modelCache{m: c.s.Model(), held: map[string]smt.Value{}}
 	}
 	w := &witness{path: slices.Clone(c.path[:n]), free: map[string]smt.Value{}}
-	e := c.newWitnessEnv(w, n)
+	e := c.witnessEnv(w, n, 0)
 	e.ask = func(term string, args []smt.Value, name string) (smt.Value, error) {
 		if args != nil {
 			return c.mc.m.Apply(name, args)
@@ -251,8 +288,23 @@ func (c *Checker) snapshot() {
 		}
 		return
 	}
-	w.free = e.added
+	w.free = maps.Clone(e.added)
+	w.keep(e, 0)
 	c.wit = w
+}
+
+// keep records the names e evaluated as the values of w's levels, the
+// first cached of which held before.
+func (w *witness) keep(e *witnessEnv, cached int) {
+	w.vals = w.vals[:min(cached, len(w.vals))]
+	for len(w.vals) < e.n {
+		w.vals = append(w.vals, map[string]smt.Value{})
+	}
+	for name, l := range e.vals {
+		if l.level >= 0 && l.level < e.n {
+			w.vals[l.level][name] = l.v
+		}
+	}
 }
 
 // byWitness reports whether the witness satisfies the first n levels of
@@ -267,7 +319,7 @@ func (c *Checker) byWitness(n int, repair bool) bool {
 	for k < len(w.path) && k < n && w.path[k] == c.path[k] {
 		k++
 	}
-	e := c.newWitnessEnv(w, n)
+	e := c.witnessEnv(w, n, k)
 	bad, err := c.firstFalse(e, false, k)
 	if err != nil {
 		return false
@@ -294,8 +346,10 @@ func (c *Checker) byWitness(n int, repair bool) bool {
 	}
 	if len(e.edits) > 0 {
 		c.Repaired++
+		w.keep(e, 0)
 	} else {
 		c.ByWitness++
+		w.keep(e, k)
 	}
 	w.path = append(w.path[:0], c.path[:n]...)
 	return true
