@@ -104,6 +104,9 @@ func (e *witnessEnv) edit(term string, v smt.Value) {
 	e.cached = 0
 }
 
+// maxWitnessTerms bounds the free terms a witness holds.
+const maxWitnessTerms = 1 << 14
+
 // maxWitnessStores is the chain of stores an edited array may grow to
 // before it is compacted (one store per index).
 const maxWitnessStores = 64
@@ -335,6 +338,18 @@ func (c *Checker) byWitness(n int, repair bool) bool {
 		// An edit may break what held before: everything again.
 		clear(e.added)
 		if bad, err = c.firstFalse(e, true, 0); err != nil {
+			return false
+		}
+	}
+	if len(w.free) > maxWitnessTerms {
+		// The terms of paths long left behind: start afresh from what
+		// this prefix reached.
+		w.free = map[string]smt.Value{}
+		k, e.cached = 0, 0
+		clear(e.added)
+		clear(e.vals)
+		if bad, err = c.firstFalse(e, true, 0); err != nil || bad != nil {
+			c.wit = nil
 			return false
 		}
 	}
