@@ -1,7 +1,6 @@
 package symex
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/dpperf/dpperf/smt"
@@ -24,14 +23,7 @@ const maxRepairDepth = 64
 // repair edits e's free terms so that assertion a holds, and reports
 // whether it found edits to try. On false, e's edits are as before.
 func (e *witnessEnv) repair(a *smt.Expr) bool {
-	saved := maps.Clone(e.edits)
-	if e.makeBool(a, true, 0) {
-		return true
-	}
-	e.edits = saved
-	clear(e.vals)
-	e.cached = 0
-	return false
+	return e.try(func() bool { return e.makeBool(a, true, 0) })
 }
 
 func (e *witnessEnv) eval(x *smt.Expr) (smt.Value, bool) {
@@ -57,13 +49,11 @@ func (e *witnessEnv) definition(name string) *smt.Expr {
 
 // try runs f and undoes its edits when it fails.
 func (e *witnessEnv) try(f func() bool) bool {
-	saved := maps.Clone(e.edits)
+	mark := len(e.undo)
 	if f() {
 		return true
 	}
-	e.edits = saved
-	clear(e.vals)
-	e.cached = 0
+	e.rollback(mark)
 	return false
 }
 

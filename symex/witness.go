@@ -55,6 +55,7 @@ type witnessEnv struct {
 	// evaluation (none once an edit is made).
 	cached int
 	edits  map[string]smt.Value
+	undo   []undoEdit           // how to take the edits back, oldest first
 	added  map[string]smt.Value // free terms met that w does not hold
 	vals   map[string]leveled   // defined names evaluated
 	ask    func(term string, args []smt.Value, name string) (smt.Value, error)
@@ -70,6 +71,7 @@ func (c *Checker) witnessEnv(w *witness, n, cached int) *witnessEnv {
 		c.wenv = e
 	}
 	clear(e.edits)
+	e.undo = e.undo[:0]
 	clear(e.added)
 	clear(e.vals)
 	e.n, e.w, e.cached, e.ask = n, w, min(cached, len(w.vals)), nil
@@ -99,7 +101,34 @@ func (e *witnessEnv) edit(term string, v smt.Value) {
 	if v.IsArray() && v.Stores() > maxWitnessStores {
 		v = smt.Compact(v)
 	}
+	prev, had := e.edits[term]
+	e.undo = append(e.undo, undoEdit{term, prev, had})
 	e.edits[term] = v
+	clear(e.vals)
+	e.cached = 0
+}
+
+// undoEdit is an edit's term and what it held before.
+type undoEdit struct {
+	term string
+	prev smt.Value
+	had  bool
+}
+
+// rollback takes back the edits made since the undo log held mark.
+func (e *witnessEnv) rollback(mark int) {
+	if len(e.undo) == mark {
+		return
+	}
+	for i := len(e.undo) - 1; i >= mark; i-- {
+		u := e.undo[i]
+		if u.had {
+			e.edits[u.term] = u.prev
+		} else {
+			delete(e.edits, u.term)
+		}
+	}
+	e.undo = e.undo[:mark]
 	clear(e.vals)
 	e.cached = 0
 }
@@ -301,6 +330,15 @@ func (c *Checker) snapshot() {
 func (w *witness) keep(e *witnessEnv, cached int) {
 	w.vals = w.vals[:min(cached, len(w.vals))]
 	for len(w.vals) < e.n {
+		if len(w.vals) < cap(w.vals) { // a map dropped before: reused
+			w.vals = w.vals[:len(w.vals)+1]
+			if m := w.vals[len(w.vals)-1]; m != nil {
+				clear(m)
+				continue
+			}
+			w.vals[len(w.vals)-1] = map[string]smt.Value{}
+			continue
+		}
 		w.vals = append(w.vals, map[string]smt.Value{})
 	}
 	for name, l := range e.vals {
