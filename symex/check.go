@@ -295,13 +295,9 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	if n == 0 || !c.levels[n-1].asserts {
 		return smt.Unknown, false, nil
 	}
-	if ok, err := c.satByModel(n); err != nil {
+	if ok, err := c.satByModel(n, true); err != nil {
 		return smt.Unknown, false, err
 	} else if ok {
-		return smt.Sat, true, nil
-	}
-	if c.byWitness(n, true) {
-		c.knownSat = n
 		return smt.Sat, true, nil
 	}
 	start := time.Now()
@@ -323,7 +319,7 @@ func (c *Checker) Probe(edges []int32) (bool, error) {
 		}
 		return false, err
 	}
-	return c.satByModel(len(edges))
+	return c.satByModel(len(edges), false)
 }
 
 // TestOnly reports whether the last edge of the loaded path is a branch

@@ -134,14 +134,15 @@ func zeroOf(sort string) string {
 }
 
 // satByModel reports whether the first n levels are known satisfiable or
-// the model of the last check satisfies them, and records it.
-func (c *Checker) satByModel(n int) (bool, error) {
+// the model of the last check, or the witness (repaired, with repair),
+// satisfies them, and records it.
+func (c *Checker) satByModel(n int, repair bool) (bool, error) {
 	if c.knownSat >= n {
 		return true, nil
 	}
 	ok, err := c.byModel(n)
 	if err == nil && !ok {
-		ok = c.byWitness(n, false)
+		ok = c.byWitness(n, repair)
 	}
 	if ok {
 		c.knownSat = n

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -116,6 +118,13 @@ func (f *ifaceFlags) analyse(ctx context.Context, path string, stderr io.Writer)
 }
 
 func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if os.Getenv("GOGC") == "" {
+		// An exploration's heap is small and churns (symbolic states,
+		// evaluations): collecting at 5x the live heap rather than 2x
+		// saves about a tenth of the time of Katran's exact interface
+		// (12.9 s against 14.8 s, 140 MB against 88 MB at peak).
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	if len(args) > 0 && args[0] == "diff" {
 		return runInterfaceDiff(ctx, args[1:], stdout, stderr)
 	}
