@@ -189,6 +189,13 @@ func (e *witnessEnv) makeCompare(op string, a, b *smt.Expr, want bool, depth int
 	case "ge":
 		moves = [2]move{{a, b, 0}, {b, a, 0}}
 	}
+	// The comparison is evaluated after each move: a side that the other
+	// is computed from (x > x + k, an overflow check) moves both.
+	cmp := &smt.Expr{List: []*smt.Expr{{Atom: op}, a, b}}
+	holds := func() bool {
+		v, ok := e.eval(cmp)
+		return ok && v.True()
+	}
 	for _, m := range moves {
 		ok := e.try(func() bool {
 			yv, ok := e.eval(m.y)
@@ -204,10 +211,27 @@ func (e *witnessEnv) makeCompare(op string, a, b *smt.Expr, want bool, depth int
 			if wrapped(w, u, t, m.delta, signed) {
 				return false
 			}
-			return e.makeBV(m.x, smt.BV(w, t), depth+1)
+			return e.makeBV(m.x, smt.BV(w, t), depth+1) && holds()
 		})
 		if ok {
 			return true
+		}
+	}
+	// Then the extremes, one side at a time.
+	for _, x := range [2]*smt.Expr{a, b} {
+		xv, ok := e.eval(x)
+		if !ok {
+			return false
+		}
+		w := xv.Width()
+		if w > 64 {
+			return false
+		}
+		all := ^uint64(0) >> (64 - w)
+		for _, t := range [4]uint64{all, 0, all >> 1, all>>1 + 1} {
+			if e.try(func() bool { return e.makeBV(x, smt.BV(w, t), depth+1) && holds() }) {
+				return true
+			}
 		}
 	}
 	return false

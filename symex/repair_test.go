@@ -26,6 +26,8 @@ func TestRepairKnownAnswers(t *testing.T) {
 		{"(bvslt ((_ extract 15 0) x) #x0000)", true},
 		{"(bvslt ((_ extract 15 0) x) #x8000)", false},
 		{"(bvugt len #xffffffffffffffff)", false},
+		{"(bvugt x (bvadd x #x00000010))", true}, // an overflow check: x near the top
+		{"(bvult (bvsub x #x00000001) x)", true},
 		{"(has0_0 ((_ zero_extend 32) x))", true},
 		{"(not (has0_0 ((_ zero_extend 32) x)))", true},
 		{"(= (select pkt0 #x00000005) #x11)", true},
