@@ -92,7 +92,10 @@ type Checker struct {
 	// holds the assertions the solver receives at its start.
 	wit  *witness
 	wenv *witnessEnv
-	base []*smt.Expr
+	// unrepaired is the prefix length at which repair last failed on the
+	// prefix's own new condition.
+	unrepaired int
+	base       []*smt.Expr
 	// ByWitness and Repaired count the prefixes found satisfiable by the
 	// witness as it was, and by the witness repaired.
 	ByWitness, Repaired int
@@ -305,7 +308,14 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	c.PathTime += time.Since(start)
 	if res == smt.Sat {
 		c.knownSat = n
+		if c.unrepaired == n {
+			// The solver's model satisfies the condition the witness
+			// could not be repaired to (a hash equal to a constant):
+			// it becomes the witness at once, for the paths below.
+			c.snapshot()
+		}
 	}
+	c.unrepaired = 0
 	return res, true, err
 }
 

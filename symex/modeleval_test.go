@@ -23,7 +23,7 @@ func TestModelEvaluationAgreesWithSolver(t *testing.T) {
 	}
 	defer c.Close()
 	compared, held := 0, 0
-	walkPrefixes(t, c, g, 1500, func(p []int32) smt.Result {
+	walkPrefixes(t, c, g, 10000, func(p []int32) smt.Result {
 		if n := len(p); c.model >= 0 && c.inSolver == c.model && c.model < n {
 			inGo, err := c.evalByModel(n)
 			if err != nil {

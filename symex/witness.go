@@ -366,10 +366,14 @@ func (c *Checker) byWitness(n int, repair bool) bool {
 		return false
 	}
 	var repaired []*smt.Expr
+	bad0 := bad
 	for round := 0; bad != nil; round++ {
 		// An assertion broken again by the edits that made another hold
 		// is likely a contradiction: the solver decides.
 		if !repair || round == maxRepairRounds || slices.Contains(repaired, bad) || !e.repair(bad) {
+			if repair && bad == bad0 {
+				c.unrepaired = n
+			}
 			return false
 		}
 		repaired = append(repaired, bad)
