@@ -17,7 +17,7 @@ type Cond struct {
 
 // newCond reads the condition that the last edge of prefix asserts from
 // the SMT text of the prefix (one slice of commands per edge).
-func newCond(g *cfg.Graph, prefix []int32, text [][]string) *Cond {
+func newCond(g *cfg.Graph, prefix []int32, text [][]string, t *translator) *Cond {
 	e := g.Edges[prefix[len(prefix)-1]]
 	c := &Cond{Insn: -1, Kind: e.Kind.String()}
 	if _, last := g.Insns(e.From); last >= 0 {
@@ -42,7 +42,6 @@ func newCond(g *cfg.Graph, prefix []int32, text [][]string) *Cond {
 	if assert == "" {
 		return c
 	}
-	t := newTranslator(text)
 	s, err := parseSX(assert)
 	if err != nil || len(s.list) != 2 {
 		return c
@@ -67,36 +66,65 @@ type translator struct {
 }
 
 func newTranslator(text [][]string) *translator {
-	t := &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
-		calls: map[string][]string{}, memo: map[string]*expr{}, widths: map[string]int{}, abstracts: map[string]string{}}
+	t := emptyTranslator()
 	for _, level := range text {
-		for _, line := range level {
-			switch {
-			case strings.HasPrefix(line, "(define-fun "):
-				name, _, _ := strings.Cut(line[len("(define-fun "):], " ")
-				t.raw[name] = line
-			case strings.HasPrefix(line, "; @lookup "):
-				f := strings.Fields(line[len("; @lookup "):])
-				if len(f) == 4 {
-					n := lookupNote{found: f[0], mapName: f[1], key: f[2], arr: f[3]}
-					t.lookups[f[0]], t.lookups[f[3]] = n, n
-				}
-			case strings.HasPrefix(line, "(declare-const "):
-				name, sort, _ := strings.Cut(strings.TrimSuffix(line[len("(declare-const "):], ")"), " ")
-				t.widths[name] = sortWidth(sort)
-			case strings.HasPrefix(line, "; @abstract "):
-				if f := strings.Fields(line[len("; @abstract "):]); len(f) >= 2 {
-					t.abstracts[f[0]] = f[1]
-				}
-			case strings.HasPrefix(line, "; @call "):
-				f := strings.Fields(line[len("; @call "):])
-				if len(f) >= 2 {
-					t.calls[f[0]] = f[1:]
-				}
+		t.add(level)
+	}
+	return t
+}
+
+func emptyTranslator() *translator {
+	return &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
+		calls: map[string][]string{}, memo: map[string]*expr{}, widths: map[string]int{}, abstracts: map[string]string{}}
+}
+
+// add reads one level's text and returns the names it added.
+func (t *translator) add(level []string) []string {
+	var names []string
+	for _, line := range level {
+		switch {
+		case strings.HasPrefix(line, "(define-fun "):
+			name, _, _ := strings.Cut(line[len("(define-fun "):], " ")
+			t.raw[name] = line
+			names = append(names, name)
+		case strings.HasPrefix(line, "; @lookup "):
+			f := strings.Fields(line[len("; @lookup "):])
+			if len(f) == 4 {
+				n := lookupNote{found: f[0], mapName: f[1], key: f[2], arr: f[3]}
+				t.lookups[f[0]], t.lookups[f[3]] = n, n
+				names = append(names, f[0], f[3])
+			}
+		case strings.HasPrefix(line, "(declare-const "):
+			name, sort, _ := strings.Cut(strings.TrimSuffix(line[len("(declare-const "):], ")"), " ")
+			t.widths[name] = sortWidth(sort)
+			names = append(names, name)
+		case strings.HasPrefix(line, "; @abstract "):
+			if f := strings.Fields(line[len("; @abstract "):]); len(f) >= 2 {
+				t.abstracts[f[0]] = f[1]
+				names = append(names, f[0])
+			}
+		case strings.HasPrefix(line, "; @call "):
+			f := strings.Fields(line[len("; @call "):])
+			if len(f) >= 2 {
+				t.calls[f[0]] = f[1:]
+				names = append(names, f[0])
 			}
 		}
 	}
-	return t
+	return names
+}
+
+// forget drops what t knows of names.
+func (t *translator) forget(names []string) {
+	for _, n := range names {
+		delete(t.defs, n)
+		delete(t.raw, n)
+		delete(t.lookups, n)
+		delete(t.calls, n)
+		delete(t.memo, n)
+		delete(t.widths, n)
+		delete(t.abstracts, n)
+	}
 }
 
 // def returns the parsed definition of a name.

@@ -119,6 +119,8 @@ type explorer struct {
 
 	stop func() // ends the search at MaxPaths
 
+	translators translators // by checker, for describe
+
 	unknown, infeasible, checks, bounded atomic.Int64
 	limitHit                             atomic.Bool
 }
@@ -426,7 +428,7 @@ func (x *explorer) describe(c *symex.Checker, prefix []int32) (*Cond, error) {
 	if err != nil {
 		return nil, fmt.Errorf("describing a branch: %w", err)
 	}
-	return newCond(x.g, prefix, text), nil
+	return newCond(x.g, prefix, text, x.translators.of(c).load(text)), nil
 }
 
 // renumber orders the paths as the tree's leaves appear, then-side first,
