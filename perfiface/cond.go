@@ -65,14 +65,6 @@ type translator struct {
 	abstracts map[string]string
 }
 
-func newTranslator(text [][]string) *translator {
-	t := emptyTranslator()
-	for _, level := range text {
-		t.add(level)
-	}
-	return t
-}
-
 func emptyTranslator() *translator {
 	return &translator{defs: map[string]*sx{}, raw: map[string]string{}, lookups: map[string]lookupNote{},
 		calls: map[string][]string{}, memo: map[string]*expr{}, widths: map[string]int{}, abstracts: map[string]string{}}

@@ -63,7 +63,7 @@ func TestSolverNamesRendered(t *testing.T) {
 		{"(= zz15 #x0000000000000000)", "unknown() == 0"},
 	} {
 		text := append(append([]string{}, shared...), "(assert "+c.assert+")")
-		tr := newTranslator([][]string{text})
+		tr := new(pathTranslator).load([][]string{text})
 		s, err := parseSX(text[len(text)-1])
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestHashInputsCapped(t *testing.T) {
 		sum = "(bvadd " + sum + " (select pkt0 " + hexIdx(20+2*i) + "))"
 	}
 	text := []string{"(define-fun t1 () (_ BitVec 8) " + sum + ")", "(declare-const a2 (_ BitVec 8))", "; @abstract a2 t1 x.c:1"}
-	tr := newTranslator([][]string{text})
+	tr := new(pathTranslator).load([][]string{text})
 	got := render(tr.atom("a2"), plainNames{})
 	want := "hash(pkt[20], pkt[22], pkt[24], pkt[26], pkt[28], pkt[30], ...)"
 	if got != want {

@@ -1,6 +1,10 @@
 package perfiface
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/dpperf/dpperf/symex"
+)
 
 // A translator per solver, kept from one branch's description to the
 // next: a depth-first search describes prefix after prefix of one path,
@@ -44,19 +48,19 @@ func sameLevel(a, b []string) bool {
 // translators holds a pathTranslator per solver.
 type translators struct {
 	mu sync.Mutex
-	by map[any]*pathTranslator
+	by map[*symex.Checker]*pathTranslator
 }
 
-func (ts *translators) of(key any) *pathTranslator {
+func (ts *translators) of(c *symex.Checker) *pathTranslator {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.by == nil {
-		ts.by = map[any]*pathTranslator{}
+		ts.by = map[*symex.Checker]*pathTranslator{}
 	}
-	p := ts.by[key]
+	p := ts.by[c]
 	if p == nil {
 		p = &pathTranslator{}
-		ts.by[key] = p
+		ts.by[c] = p
 	}
 	return p
 }

@@ -206,9 +206,6 @@ func literal(a string) (Value, bool) {
 	return Value{}, false
 }
 
-// Select returns an array's element at index i.
-func Select(a, i Value) (Value, error) { return selectAt(a, i) }
-
 // Store returns the array a with element i set to v; a is unchanged.
 func Store(a, i, v Value) (Value, error) { return storeAt(a, i, v) }
 
@@ -218,14 +215,6 @@ func Equal(a, b Value) (bool, error) { return equal(a, b) }
 
 // IsArray reports whether v is an array.
 func (v Value) IsArray() bool { return v.kind == kindArray }
-
-// IndexWidth is the width of an array's indexes.
-func (v Value) IndexWidth() int {
-	if v.kind != kindArray {
-		return 0
-	}
-	return v.arr.iw
-}
 
 // Stores is the length of an array's chain of stores.
 func (v Value) Stores() int {

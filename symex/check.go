@@ -88,14 +88,15 @@ type Checker struct {
 	EvalFallbacks int
 	// Twins counts the families proven by extrapolation (see extrapolate).
 	Twins int
-	// wit is a witness of a prefix of the path (see witness.go); base
-	// holds the assertions the solver receives at its start.
+	// wit is a witness of a prefix of the path (see witness.go), wenv
+	// the environment its evaluations reuse; base holds the assertions
+	// the solver receives at its start.
 	wit  *witness
 	wenv *witnessEnv
+	base []*smt.Expr
 	// unrepaired is the prefix length at which repair last failed on the
 	// prefix's own new condition.
 	unrepaired int
-	base       []*smt.Expr
 	// ByWitness and Repaired count the prefixes found satisfiable by the
 	// witness as it was, and by the witness repaired.
 	ByWitness, Repaired int

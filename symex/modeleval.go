@@ -34,6 +34,28 @@ type levelDef struct {
 	parsed *smt.Expr
 }
 
+// expression returns a defined constant's expression, parsed on first
+// use.
+func (d *levelDef) expression() (*smt.Expr, error) {
+	if d.parsed == nil {
+		p, err := smt.ParseExpr(d.expr)
+		if err != nil {
+			return nil, err
+		}
+		d.parsed = p
+	}
+	return d.parsed, nil
+}
+
+// modelCache returns what evaluations learned of the solver's current
+// model, begun on first use.
+func (c *Checker) modelCache() *modelCache {
+	if c.mc == nil {
+		c.mc = &modelCache{m: c.s.Model(), held: map[string]smt.Value{}}
+	}
+	return c.mc
+}
+
 // index returns the names level i declares and defines, reading its text
 // on first use.
 func (c *Checker) index(i int) levelIndex {
@@ -138,12 +160,11 @@ func (e *pathEnv) Symbol(name string) (smt.Value, error) {
 	case d.expr == "":
 		v, err = e.zero(d.sort) // declared in a pending level: any value will do
 	default:
-		if d.parsed == nil {
-			if d.parsed, err = smt.ParseExpr(d.expr); err != nil {
-				return v, err
-			}
+		var x *smt.Expr
+		if x, err = d.expression(); err != nil {
+			return v, err
 		}
-		v, err = smt.Eval(d.parsed, e)
+		v, err = smt.Eval(x, e)
 	}
 	if err != nil {
 		return v, err
@@ -182,10 +203,7 @@ func (e *pathEnv) zero(sort string) (smt.Value, error) {
 // evalByModel evaluates the pending levels' assertions (those of levels
 // c.model to n) in the model of the solver's last check.
 func (c *Checker) evalByModel(n int) (bool, error) {
-	if c.mc == nil {
-		c.mc = &modelCache{m: c.s.Model(), held: map[string]smt.Value{}}
-	}
-	env := &pathEnv{c: c, n: n, mc: c.mc, pending: map[string]smt.Value{}}
+	env := &pathEnv{c: c, n: n, mc: c.modelCache(), pending: map[string]smt.Value{}}
 	for i := c.model; i < n; i++ {
 		as, err := c.assertionsOf(i)
 		if err != nil {

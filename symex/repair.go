@@ -31,20 +31,18 @@ func (e *witnessEnv) eval(x *smt.Expr) (smt.Value, bool) {
 	return v, err == nil
 }
 
-// term returns the definition of a defined name, or nil for a free one.
+// definition returns the definition of a defined name, or nil for a free
+// one.
 func (e *witnessEnv) definition(name string) *smt.Expr {
 	_, d := e.def(name)
 	if d == nil || d.expr == "" {
 		return nil
 	}
-	if d.parsed == nil {
-		p, err := smt.ParseExpr(d.expr)
-		if err != nil {
-			return nil
-		}
-		d.parsed = p
+	x, err := d.expression()
+	if err != nil {
+		return nil
 	}
-	return d.parsed
+	return x
 }
 
 // try runs f and undoes its edits when it fails.

@@ -151,14 +151,11 @@ func (e *witnessEnv) Symbol(name string) (smt.Value, error) {
 				return v, nil
 			}
 		}
-		if d.parsed == nil {
-			p, err := smt.ParseExpr(d.expr)
-			if err != nil {
-				return smt.Value{}, err
-			}
-			d.parsed = p
+		x, err := d.expression()
+		if err != nil {
+			return smt.Value{}, err
 		}
-		v, err := smt.Eval(d.parsed, e)
+		v, err := smt.Eval(x, e)
 		if err != nil {
 			return v, err
 		}
@@ -302,16 +299,14 @@ func (c *Checker) snapshot() {
 	if n <= 0 || c.inSolver != n || c.wit != nil && slices.Equal(c.wit.path, c.path[:n]) {
 		return
 	}
-	if c.mc == nil {
-		c.mc = &modelCache{m: c.s.Model(), held: map[string]smt.Value{}}
-	}
+	mc := c.modelCache()
 	w := &witness{path: slices.Clone(c.path[:n]), free: map[string]smt.Value{}}
 	e := c.witnessEnv(w, n, 0)
 	e.ask = func(term string, args []smt.Value, name string) (smt.Value, error) {
 		if args != nil {
-			return c.mc.m.Apply(name, args)
+			return mc.m.Apply(name, args)
 		}
-		return c.mc.m.Symbol(term)
+		return mc.m.Symbol(term)
 	}
 	bad, err := c.firstFalse(e, true, 0)
 	if err != nil || bad != nil {
@@ -329,17 +324,17 @@ func (c *Checker) snapshot() {
 // first cached of which held before.
 func (w *witness) keep(e *witnessEnv, cached int) {
 	w.vals = w.vals[:min(cached, len(w.vals))]
-	for len(w.vals) < e.n {
-		if len(w.vals) < cap(w.vals) { // a map dropped before: reused
-			w.vals = w.vals[:len(w.vals)+1]
-			if m := w.vals[len(w.vals)-1]; m != nil {
-				clear(m)
-				continue
-			}
-			w.vals[len(w.vals)-1] = map[string]smt.Value{}
-			continue
+	for i := len(w.vals); i < e.n; i++ {
+		if i < cap(w.vals) {
+			w.vals = w.vals[:i+1] // the map a shorter prefix dropped, reused
+		} else {
+			w.vals = append(w.vals, nil)
 		}
-		w.vals = append(w.vals, map[string]smt.Value{})
+		if w.vals[i] == nil {
+			w.vals[i] = map[string]smt.Value{}
+		} else {
+			clear(w.vals[i])
+		}
 	}
 	for name, l := range e.vals {
 		if l.level >= 0 && l.level < e.n {
