@@ -297,7 +297,7 @@ test-calibrate: setup bpf
 # A calibrated target for this host (about two minutes): build/host.yaml.
 calibrate: build
 	@mkdir -p build
-	$(BIN) targets calibrate --write build/host.yaml
+	$(BIN) targets calibrate --model chain --write build/host.yaml
 # build/host.yaml scaled by cost group to timed paths of the example
 # programs (not the programs `make evidence` bounds): build/host-fit.yaml
 # (an upper envelope, for bounds) and build/host-median.yaml (for
@@ -306,6 +306,6 @@ EVIDENCE_EXAMPLES := fig2 parser counter loop call legacy flowtable flowcount fl
 FIT_OBJS = $(filter-out %/test_xdp_noinline.o %/explode.o %/explode_pairs.o %/explode_far.o $(patsubst %,\%/%.o,$(EVIDENCE_EXAMPLES)),$(wildcard $(BPF_OUT)/*.o))
 fit: build bpf
 	$(BIN) targets fit --target build/host.yaml --write build/host-fit.yaml --samples build/fit-samples.json \
-	  --groups alu+branch+memory+call,helper,per_packet $(FIT_OBJS)
+	  --percentile 50 --groups alu+branch+memory+call,chain,helper,per_packet $(FIT_OBJS)
 	$(BIN) targets fit --target build/host.yaml --write build/host-median.yaml --kind median \
-	  --groups alu+branch+memory+call,helper,per_packet --from-samples build/fit-samples.json
+	  --groups alu+branch+memory+call,chain,helper,per_packet --from-samples build/fit-samples.json

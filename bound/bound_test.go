@@ -164,14 +164,7 @@ func TestFig2NaivePathIsImpossible(t *testing.T) {
 func TestOrderedMatchesBruteForce(t *testing.T) {
 	for _, name := range []string{"fig2", "parser", "counter", "call", "loop"} {
 		t.Run(name, func(t *testing.T) {
-			p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := cfg.Build(p, cfg.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := graphOf(t, name)
 			c := Cost(g, mustTarget(t, "nfp-agilio-cx"))
 			o, err := NewOrdered(c)
 			if err != nil {

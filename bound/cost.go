@@ -142,6 +142,9 @@ func (c *Costed) nodeCost(n cfg.NodeID, since float64, notes map[string]bool) (t
 			}
 		}
 	}
+	if len(t.Chain) > 0 && c.JIT == nil {
+		v = v.Add(chainCosts(t, g.Prog.Insns, first, last, nd.Func > 0, per))
+	}
 	return v, since
 }
 

@@ -13,6 +13,12 @@ import (
 
 func costed(t testing.TB, name, tgt string) *Costed {
 	t.Helper()
+	return Cost(graphOf(t, name), mustTarget(t, tgt))
+}
+
+// graphOf is the graph of a built test program.
+func graphOf(t testing.TB, name string) *cfg.Graph {
+	t.Helper()
 	p, err := bpfprog.LoadFile(testobj.Built(t, name), "")
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +27,7 @@ func costed(t testing.TB, name, tgt string) *Costed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Cost(g, mustTarget(t, tgt))
+	return g
 }
 
 // TestFig2SSP: the naive path of Figure 2 is impossible (IPv4 and IPv6 at

@@ -47,6 +47,16 @@ func (s *Sample) Predicted(scale map[string]float64) float64 {
 	return sum
 }
 
+// SetHigh makes the sample's High the p-th percentile of its runs carried
+// to the slow state, or of its runs as measured when it has none.
+func (s *Sample) SetHigh(p float64) {
+	if len(s.SlowRuns) > 0 {
+		s.High = Percentile(s.SlowRuns, p)
+		return
+	}
+	s.High = Percentile(s.Runs, p)
+}
+
 // CorpusOptions set up the timing of real paths.
 type CorpusOptions struct {
 	Packets    int     // candidate packets per program (default 300)
@@ -159,10 +169,7 @@ func Corpus(ctx context.Context, progs []*bpfprog.Program, t *target.Target, opt
 	}
 	for _, cp := range cps {
 		for _, s := range cp.samples {
-			s.High = Percentile(s.Runs, opts.Percentile)
-			if len(s.SlowRuns) > 0 {
-				s.High = Percentile(s.SlowRuns, opts.Percentile)
-			}
+			s.SetHigh(opts.Percentile)
 			s.Median = Percentile(s.Runs, 50)
 			all = append(all, s)
 		}

@@ -15,6 +15,17 @@ import (
 const (
 	Throughput = "throughput" // independent operations: what a superscalar core sustains
 	Latency    = "latency"    // dependent chains: every instruction waits for the previous
+	// Chain prices classes by their throughput and, in the target's chain
+	// section, the instructions of each block's longest dependency chain
+	// by their latency (target.Chain).
+	Chain = "chain"
+)
+
+// Keys of the chain micro-programs: a load on a dependency chain
+// (target.ChainLoad), a spill and fill of a stack slot (target.ChainStack).
+const (
+	chainLoadKey  = "chain.load"
+	chainStackKey = "chain.stack"
 )
 
 // floor is the least cost written: a measured difference below it is noise
@@ -30,7 +41,8 @@ type deriver struct {
 }
 
 // pick returns the cost measured under key (the High of its dearest
-// variant; under Throughput, chains only when nothing else measured it).
+// variant; under Throughput and Chain, chains only when nothing else
+// measured it).
 func (d *deriver) pick(key string) (float64, bool) {
 	var best *Measurement
 	indep := false
@@ -40,7 +52,7 @@ func (d *deriver) pick(key string) (float64, bool) {
 		}
 	}
 	for _, m := range d.res.Measurements {
-		if m.Key != key || m.Err != nil || (m.Chain && indep && d.model == Throughput) {
+		if m.Key != key || m.Err != nil || (m.Chain && indep && d.model != Latency) {
 			continue
 		}
 		if best == nil || m.Spread.High > best.Spread.High {
@@ -60,8 +72,8 @@ func (d *deriver) pick(key string) (float64, bool) {
 // target's estimates and are listed as estimated. model is Throughput or
 // Latency.
 func (r *Result) Target(name, model string) (*target.Target, error) {
-	if model != Throughput && model != Latency {
-		return nil, fmt.Errorf("calibrate: model must be %s or %s, got %q", Throughput, Latency, model)
+	if model != Throughput && model != Latency && model != Chain {
+		return nil, fmt.Errorf("calibrate: model must be %s, %s or %s, got %q", Throughput, Latency, Chain, model)
 	}
 	t, err := target.Load("x86-64")
 	if err != nil {
@@ -91,6 +103,9 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 		x, ok := d.pick("classes." + c)
 		set(&v, "classes."+c, x, ok)
 		t.Classes[c] = v
+	}
+	if model == Chain {
+		r.deriveChain(d, t, vec)
 	}
 	// A call and its return come in pairs on every path: each is half the
 	// pair. The main program's exit is a return's epilogue.
@@ -125,8 +140,11 @@ func (r *Result) Target(name, model string) (*target.Target, error) {
 	date := r.Date.UTC().Format("2006-01-02")
 	t.Description = fmt.Sprintf("x86-64 host core calibrated with BPF_PROG_TEST_RUN: %s, Linux %s, %s", cpuName, kernel, date)
 	model0 := "independent operations (throughput)"
-	if model == Latency {
+	switch model {
+	case Latency:
 		model0 = "dependent chains (latency)"
+	case Chain:
+		model0 = "independent operations (throughput), each block's longest dependency chain at its latency (chain)"
 	}
 	t.Source = fmt.Sprintf("measured by dpperf targets calibrate: each cost is the p%g of %d interleaved runs on CPU %d "+
 		"of XDP micro-programs under BPF_PROG_TEST_RUN (difference of N+K and N copies); instruction classes as %s; "+
@@ -329,4 +347,24 @@ func hostKernel() string {
 		return "unknown"
 	}
 	return unix.ByteSliceToString(u.Release[:])
+}
+
+// deriveChain writes the chain section: each class's dearest dependent
+// chain, and a load that waits for the previous one. Its spreads are kept
+// under "chain.CLASS" and "chain.load".
+func (r *Result) deriveChain(d *deriver, t *target.Target, vec func(float64) target.Vec) {
+	t.Chain = map[string]target.Vec{}
+	for _, key := range []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", target.ChainLoad, target.ChainStack} {
+		var best *Measurement
+		for _, m := range r.Measurements {
+			if m.Err == nil && m.Chain && (m.Key == "classes."+key || m.Key == "chain."+key) &&
+				(best == nil || m.Spread.High > best.Spread.High) {
+				best = m
+			}
+		}
+		if best != nil {
+			t.Chain[key] = vec(best.Spread.High)
+			d.spread["chain."+key] = best.Spread
+		}
+	}
 }

@@ -72,7 +72,7 @@ func Expected(t *target.Target) (*target.Target, error) {
 		if bySize[key] || byOutcome[key] {
 			continue // its sizes' or outcomes' medians price it
 		}
-		r.Measurements = append(r.Measurements, &Measurement{Key: key, Variant: s.Variant, Spread: med})
+		r.Measurements = append(r.Measurements, &Measurement{Key: key, Variant: s.Variant, Spread: med, Chain: strings.HasPrefix(key, "chain.")})
 	}
 	e, err := r.Target(t.Name+"-expected", model)
 	if err != nil {

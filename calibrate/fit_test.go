@@ -10,13 +10,15 @@ import (
 )
 
 // samplesOf builds samples whose times are exactly the shares scaled by
-// want, plus noise (a fraction of the time, uniformly in [0, noise]).
+// want (the chain group's share 0 unless want names it), plus noise (a fraction of the time, uniformly in [0, noise]).
 func samplesOf(r *rand.Rand, n int, want map[string]float64, noise float64) []*Sample {
 	var ss []*Sample
 	for range n {
 		s := &Sample{Program: "synthetic", Share: make([]float64, len(target.Groups))}
-		for i := range s.Share {
-			s.Share[i] = 1 + 50*r.Float64()
+		for i, g := range target.Groups {
+			if _, ok := want[g]; ok || g != target.GroupChain {
+				s.Share[i] = 1 + 50*r.Float64() // no chain share: a target without a chain section
+			}
 		}
 		t := s.Predicted(want)
 		s.High = t * (1 + noise*r.Float64())
@@ -131,5 +133,24 @@ func TestFitHoldOutKnownMargin(t *testing.T) {
 	one, err := Fit(b, FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
 	if err != nil || one.HeldOut != nil || one.Margin != 0 {
 		t.Errorf("one program: held out %v, margin %g, %v", one.HeldOut, one.Margin, err)
+	}
+}
+
+// TestSetHigh: a sample's High is the percentile of its slow-state runs
+// when it has them, of its runs as measured otherwise.
+func TestSetHigh(t *testing.T) {
+	s := &Sample{Runs: []float64{10, 11, 12, 13, 30}}
+	s.SetHigh(50)
+	if s.High != 12 {
+		t.Errorf("median of the runs: %g, want 12", s.High)
+	}
+	s.SlowRuns = []float64{20, 22, 24, 26, 60}
+	s.SetHigh(50)
+	if s.High != 24 {
+		t.Errorf("median of the slow runs: %g, want 24", s.High)
+	}
+	s.SetHigh(100)
+	if s.High != 60 {
+		t.Errorf("slowest slow run: %g, want 60", s.High)
 	}
 }

@@ -42,6 +42,11 @@ func ReadSamples(file string) ([]*Sample, error) {
 		return nil, fail.Input(file, fmt.Errorf("samples: %w", err))
 	}
 	for i, s := range ss {
+		if len(s.Share) == len(target.Groups)-1 {
+			// Written before the chain group, the last, existed: its
+			// target had no chain section, so the share is 0.
+			s.Share = append(s.Share, 0)
+		}
 		if len(s.Share) != len(target.Groups) || s.High <= 0 || s.Median <= 0 {
 			return nil, fail.Input(file, fmt.Errorf("sample %d: want %d group shares and positive times", i+1, len(target.Groups)))
 		}

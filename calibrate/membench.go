@@ -71,6 +71,23 @@ func memoryBenches() []*bench {
 		&bench{key: "memory.map_value.store", group: memGroup, maps: value, setup: lookup,
 			copy: func(b *builder, i int) { b.add(asm.StoreMem(asm.R9, slot(i), asm.R2, asm.DWord)) }},
 	)
+	// A load whose address is the previous load's result: the stack slot
+	// at fp-8 holds its own address (a spilled stack pointer, which the
+	// verifier tracks), so every copy waits for the one before. Its
+	// latency prices loads on a dependency chain (target.ChainLoad).
+	self := func(b *builder) {
+		b.add(asm.Mov.Reg(asm.R1, asm.R10), asm.Add.Imm(asm.R1, -8), asm.StoreMem(asm.R10, -8, asm.R1, asm.DWord))
+	}
+	bs = append(bs, &bench{key: chainLoadKey, variant: "chain", chain: true, group: memGroup, setup: self,
+		copy: func(b *builder, i int) { b.add(asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord)) }})
+	// A value through a stack slot: add, spill, fill, the add's own
+	// latency subtracted (target.ChainStack: what a fill of a slot stored
+	// just before adds to a chain).
+	bs = append(bs, &bench{key: chainStackKey, variant: "chain", chain: true, group: memGroup, setup: stack,
+		aux: []string{"classes.alu64/chain"},
+		copy: func(b *builder, i int) {
+			b.add(asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(asm.R10, -8, asm.R1, asm.DWord), asm.LoadMem(asm.R1, asm.R10, -8, asm.DWord))
+		}})
 	for _, a := range atomics {
 		bs = append(bs,
 			&bench{key: "memory.stack.atomic", variant: a.name, group: memGroup, setup: stack, full: a.full,

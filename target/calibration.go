@@ -15,7 +15,7 @@ type Calibration struct {
 	Processor  int     `yaml:"processor"`           // the CPU every run was pinned to
 	Runs       int     `yaml:"runs"`                // measurements per cost, interleaved
 	Percentile float64 `yaml:"percentile"`          // the percentile of the runs taken as the cost
-	Model      string  `yaml:"model"`               // "throughput" or "latency": how instruction classes were timed
+	Model      string  `yaml:"model"`               // "throughput", "latency" or "chain": how instruction classes were priced
 	// Spread maps a cost ("per_packet", "classes.alu64", "branch.taken",
 	// "memory.packet.load", "helpers.map_lookup_elem.hash") to the
 	// distribution of its runs.

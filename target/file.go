@@ -40,6 +40,7 @@ type file struct {
 	Unsupported    map[string]string                `yaml:"unsupported"`
 	Estimated      []string                         `yaml:"estimated"`
 	PCV            map[string]map[string]costMap    `yaml:"pcv"`
+	Chain          map[string]costMap               `yaml:"chain"`
 	Calibration    *Calibration                     `yaml:"calibration"`
 }
 
@@ -189,6 +190,9 @@ func (f *file) target() (*Target, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := f.chain(t); err != nil {
+		return nil, err
 	}
 	if c := f.Calibration; c != nil {
 		if err := c.check(); err != nil {

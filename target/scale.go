@@ -15,10 +15,11 @@ const (
 	GroupCall      = "call"       // bpf-to-bpf calls, returns and the program's exit
 	GroupHelper    = "helper"     // helper calls, with their PCV costs
 	GroupPerPacket = "per_packet" // the per-packet overhead
+	GroupChain     = "chain"      // the latency of each block's longest dependency chain (Chain)
 )
 
 // Groups lists the cost groups in a fixed order.
-var Groups = []string{GroupALU, GroupBranch, GroupMemory, GroupCall, GroupHelper, GroupPerPacket}
+var Groups = []string{GroupALU, GroupBranch, GroupMemory, GroupCall, GroupHelper, GroupPerPacket, GroupChain}
 
 // ClassGroup returns the group of an instruction class (Class).
 func ClassGroup(class string) string {
@@ -44,6 +45,9 @@ func (t *Target) Scaled(scale map[string]float64) *Target {
 	c.PerPacket = c.PerPacket.Times(f(GroupPerPacket))
 	for class, v := range c.Classes {
 		c.Classes[class] = v.Times(f(ClassGroup(class)))
+	}
+	for key, v := range c.Chain {
+		c.Chain[key] = v.Times(f(GroupChain))
 	}
 	c.Taken = c.Taken.Times(f(GroupBranch))
 	c.NotTaken = c.NotTaken.Times(f(GroupBranch))
@@ -94,6 +98,7 @@ func (t *Target) Only(group string) *Target {
 func (t *Target) clone() *Target {
 	c := *t
 	c.Classes = maps.Clone(t.Classes)
+	c.Chain = maps.Clone(t.Chain)
 	c.Memory = map[string]map[string]Access{}
 	for r, kinds := range t.Memory {
 		c.Memory[r] = maps.Clone(kinds)

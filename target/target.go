@@ -102,7 +102,11 @@ type Target struct {
 	// naming, as in Helpers) and PCV name (interp/pcv.yaml): the cost each
 	// unit of the variable adds to the helper call, whose own cost is
 	// that with every PCV at 0. Optional; missing PCVs cost nothing.
-	PCV         map[string]map[string]Vec
+	PCV map[string]map[string]Vec
+	// Chain prices instructions on a dependency chain (chain.go): by ALU
+	// class, and ChainLoad for a load. Empty: every instruction costs its
+	// class (Classes), whatever waits for it.
+	Chain       map[string]Vec
 	Calibration *Calibration // how a measured target was measured (nil: not measured)
 }
 

@@ -112,6 +112,9 @@ func Marshal(t *Target) ([]byte, error) {
 		}
 		add(root, "pcv", pcv)
 	}
+	if ch := t.chainNode(); ch != nil {
+		add(root, "chain", ch)
+	}
 	if c := t.Calibration; c != nil {
 		add(root, "calibration", calibrationNode(c))
 	}

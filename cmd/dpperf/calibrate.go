@@ -24,7 +24,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	quick := fs.Bool("quick", false, "a few seconds: fewer copies, runs and variants (tests)")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	pct := fs.Float64("percentile", 90, "take this `P`-th percentile of the runs as each cost")
-	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations) or latency (the dearer of a dependent chain and independent operations; --host always does)")
+	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations), latency (the dearer of a dependent chain and independent operations) or chain (throughput, and each block's longest dependency chain at its latency; --host always does)")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -38,8 +38,8 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 		return fail.Usagef("targets calibrate: --write and --host exclude each other")
 	case *host && (*name != calibrate.HostName || *model != calibrate.Throughput):
 		return fail.Usagef("targets calibrate: --host takes no --name or --model")
-	case *model != calibrate.Throughput && *model != calibrate.Latency:
-		return fail.Usagef("targets calibrate: --model must be %s or %s", calibrate.Throughput, calibrate.Latency)
+	case *model != calibrate.Throughput && *model != calibrate.Latency && *model != calibrate.Chain:
+		return fail.Usagef("targets calibrate: --model must be %s, %s or %s", calibrate.Throughput, calibrate.Latency, calibrate.Chain)
 	}
 	opts := calibrate.Options{Runs: *runs, Quick: *quick, Percentile: *pct, CPU: *cpu}
 	if *host && *runs == 0 && !*quick {

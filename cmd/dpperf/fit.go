@@ -28,7 +28,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	lo := fs.Float64("min", 0.1, "smallest scale of a group")
 	hi := fs.Float64("max", 2, "largest scale of a group")
 	runs := fs.Int("runs", 11, "interleaved timings of every path")
-	pct := fs.Float64("percentile", 90, "an envelope covers this `P`-th percentile of each path's timings")
+	pct := fs.Float64("percentile", 90, "an envelope covers this `P`-th percentile of each path's timings (with --from-samples: taken again when given)")
 	perProg := fs.Int("paths", 12, "distinct paths timed per program")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	samplesOut := fs.String("samples", "", "also write every timed path to `FILE` (JSON)")
@@ -60,7 +60,11 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var samples []*calibrate.Sample
 	if *samplesIn != "" {
-		samples, err = calibrate.ReadSamples(*samplesIn)
+		if samples, err = calibrate.ReadSamples(*samplesIn); err == nil && cli.IsSet(fs, "percentile") {
+			for _, s := range samples {
+				s.SetHigh(*pct)
+			}
+		}
 	} else {
 		samples, err = timePaths(ctx, pos, t, calibrate.CorpusOptions{PerProgram: *perProg, Runs: *runs, Percentile: *pct, CPU: *cpu}, stderr)
 	}

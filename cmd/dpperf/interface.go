@@ -152,8 +152,7 @@ func runInterface(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *classes < 1 {
 		return fail.Usagef("interface: --classes must be at least 1")
 	}
-	resSet := false
-	fs.Visit(func(fl *flag.Flag) { resSet = resSet || fl.Name == "resolution" })
+	resSet := cli.IsSet(fs, "resolution")
 	// Coarse first, unless every path is asked for: exact resolution,
 	// a depth bound, or a trace (whose packets need their exact paths).
 	if !tr.active() && f.maxDepth == 0 && (!resSet || *res > 0) {

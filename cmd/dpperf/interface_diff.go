@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"io"
 	"strings"
 
@@ -27,11 +26,7 @@ func runInterfaceDiff(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	gate, resSet := false, false
-	fs.Visit(func(fl *flag.Flag) {
-		gate = gate || fl.Name == "fail-above"
-		resSet = resSet || fl.Name == "resolution"
-	})
+	gate, resSet := cli.IsSet(fs, "fail-above"), cli.IsSet(fs, "resolution")
 	if len(pos) != 2 {
 		return cli.UsageError(fs, "want two object files (old, new), got %d arguments", len(pos))
 	}

@@ -114,3 +114,10 @@ func PrintFlags(fs *flag.FlagSet, w io.Writer) {
 	})
 	shown.PrintDefaults()
 }
+
+// IsSet says whether the command line gave the flag name.
+func IsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
