@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dpperf/dpperf/bpfprog"
@@ -48,7 +49,7 @@ func TestCorpusTimesRealPaths(t *testing.T) {
 		}
 		insns[s.Program][s.Insns] = true
 		whole := s.Predicted(nil)
-		if pp := s.Share[len(target.Groups)-1]; pp != tg.PerPacket[0] {
+		if pp := s.Share[slices.Index(target.Groups, target.GroupPerPacket)]; pp != tg.PerPacket[0] {
 			t.Errorf("%s: per-packet share %g, want the target's %g", s.Program, pp, tg.PerPacket[0])
 		}
 		if whole <= tg.PerPacket[0] || math.IsNaN(whole) {

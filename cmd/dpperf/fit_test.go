@@ -45,6 +45,33 @@ func TestTargetsFitFromSamples(t *testing.T) {
 	}
 }
 
+// TestTargetsFitPercentileFromSamples: --percentile takes each path's
+// statistic again from the runs in the samples file, so an envelope of the
+// medians is lower than one of the 90th percentiles, and still puts no
+// path below its median.
+func TestTargetsFitPercentileFromSamples(t *testing.T) {
+	scale := map[string]float64{}
+	for _, pct := range []string{"50", "90"} {
+		out := filepath.Join(t.TempDir(), "fit.yaml")
+		table, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out, "--percentile", pct,
+			"--groups", "alu+branch+memory+call+per_packet", "--from-samples", "testdata/fit-samples.json", "--hold-out=false")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if !strings.Contains(table, "error: min +0.0%") {
+			t.Errorf("p%s: a path lies below the envelope:\n%s", pct, table)
+		}
+		fitted, err := target.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale[pct] = fitted.Calibration.Fit.Scale[target.GroupALU]
+	}
+	if !(scale["50"] < scale["90"]) {
+		t.Errorf("scale covering the medians %g, the 90th percentiles %g: want it lower", scale["50"], scale["90"])
+	}
+}
+
 // By default the envelope is widened by the worst program held out of
 // the fit, every group alike, so that no path lies within the margin of
 // its prediction.
@@ -81,7 +108,7 @@ func TestTargetsFitUsage(t *testing.T) {
 		{[]string{"targets", "fit", "--write", "x.yaml", "a.o"}, "--target and --write are required"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml"}, "give the objects"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 6 group shares"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 7 group shares"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF ELF object: no ELF header"},
 	} {
