@@ -28,7 +28,13 @@ type SearchOptions struct {
 	MaxChecks int
 	// MaxHeap ends the search, as MaxChecks does, once the heap holds this
 	// many bytes (memcap.go); 0: no limit.
-	MaxHeap   int64
+	MaxHeap int64
+	// Tolerance ends the search once no unchecked path can lower the
+	// metric by more than this fraction of the slowest satisfiable path
+	// found (every unchecked path reaches at least best·(1−Tolerance)):
+	// the bound is then that of the unchecked paths, an intermediate one
+	// at most Tolerance below the exact bound; 0: exact.
+	Tolerance float64
 	MaxPacket int // largest packet, bytes; 0: symex.DefaultMaxPacket
 	// WellFormed leaves out packets whose headers a host's stack would
 	// reject (symex.Options.WellFormed); the bound can only rise.
@@ -167,6 +173,9 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	if s.heapStop {
 		notes[s.heapNote()] = true
 	}
+	if s.tolerated() {
+		notes[fmt.Sprintf("the search ended within its tolerance of %g%%: no unchecked path is slower than the bound, which lies at most that far below the slowest satisfiable path found", 100*s.opts.Tolerance)] = true
+	}
 	s.finish(r, notes)
 	return r, nil
 }
@@ -216,7 +225,7 @@ func (s *search) run(ctx context.Context, jobs chan<- job, verdicts <-chan verdi
 		// at most decidedBatch of them, so that they do not pile up.
 		for s.inflight < workers && !s.exhaust && !s.capped() && ctx.Err() == nil && len(s.done) < decidedBatch {
 			key, ok := s.ord.Peek()
-			if !ok || key >= s.best {
+			if !ok || !s.worth(key) {
 				s.exhaust = !ok
 				break
 			}
@@ -363,18 +372,6 @@ func pathKey(edges []int32) string {
 		b = binary.LittleEndian.AppendUint32(b, uint32(e))
 	}
 	return string(b)
-}
-
-// capped: the search has dispatched as many paths as MaxChecks allows,
-// or its heap reached MaxHeap.
-func (s *search) capped() bool {
-	return s.opts.MaxChecks > 0 && s.next >= s.opts.MaxChecks || s.heapFull()
-}
-
-// stopped: nothing in flight and nothing more worth dispatching.
-func (s *search) stopped() bool {
-	key, ok := s.ord.Peek()
-	return !ok || key >= s.best
 }
 
 // advance takes decided paths in rank order, updating the best

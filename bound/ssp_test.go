@@ -2,6 +2,7 @@ package bound
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/target"
 )
 
 func costed(t testing.TB, name, tgt string) *Costed {
@@ -85,4 +87,71 @@ func TestSSPHeapLimit(t *testing.T) {
 		t.Errorf("%d paths checked, bound %g below the naive %g", r.Search.Checked, r.Bound.PacketRate, r.Naive.PacketRate)
 	}
 	t.Logf("%d paths checked before the heap reached 24 MiB", r.Search.Checked)
+}
+
+// TestSSPTolerance: a search that may stop within a tolerance reports an
+// intermediate bound no higher than the exact one and at most the
+// tolerance below it, with fewer or as many paths checked, and says why
+// it ended.
+func TestSSPTolerance(t *testing.T) {
+	for _, name := range []string{"fig2", "parser", "flowtable"} {
+		c := costed(t, name, "x86-64")
+		exact, err := SSP(context.Background(), c, SearchOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const tol = 0.5
+		r, err := SSP(context.Background(), c, SearchOptions{Workers: 1, Tolerance: tol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := r.Bound.PacketRate, exact.Bound.PacketRate
+		if got > want*(1+1e-9) || got < want*(1-tol)*(1-1e-9) {
+			t.Errorf("%s: bound %g with tolerance %g, exact %g", name, got, tol, want)
+		}
+		if r.Search.Checked > exact.Search.Checked {
+			t.Errorf("%s: %d paths checked with a tolerance, %d without", name, r.Search.Checked, exact.Search.Checked)
+		}
+		noted := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "within its tolerance of 50%") })
+		if early := r.Kind == "intermediate"; early != noted || (!early && got != want) {
+			t.Errorf("%s: kind %s, noted %v, bound %g (exact %g)", name, r.Kind, noted, got, want)
+		}
+		t.Logf("%s: %s %g (exact %g), %d of %d paths checked", name, r.Kind, got, want, r.Search.Checked, exact.Search.Checked)
+	}
+}
+
+// TestSSPToleranceEndsOutcomeSearch: under a throughput calibration of a
+// Xeon guest (testdata), xdpfilt_alw_all's satisfiable paths price their
+// lookups by their examples' outcomes more than 10% above the dearest
+// price the enumeration orders them by, so the exact search checks
+// thousands of them. With a 20% tolerance it ends after a few, with an
+// intermediate bound that says why (sound by construction: the unchecked
+// paths' rate) and no lower than the naive bound.
+func TestSSPToleranceEndsOutcomeSearch(t *testing.T) {
+	tg, err := target.Load("testdata/x86-64-throughput.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bpfprog.LoadFile(filepath.Join(testobj.LibXDPDir, "xdpfilt_alw_all.o"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tol = 0.2
+	r, err := SSP(context.Background(), Cost(g, tg), SearchOptions{Workers: 1, Tolerance: tol, MaxChecks: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "intermediate" || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "within its tolerance of 20%") }) {
+		t.Fatalf("kind %s, notes %q: want an intermediate bound ended by the tolerance", r.Kind, r.Notes)
+	}
+	if r.Bound.PacketRate < r.Naive.PacketRate {
+		t.Errorf("bound %g below the naive %g", r.Bound.PacketRate, r.Naive.PacketRate)
+	}
+	if r.Search.Checked >= 100 {
+		t.Errorf("%d paths checked: the tolerance did not end the search", r.Search.Checked)
+	}
 }

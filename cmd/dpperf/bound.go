@@ -55,6 +55,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	naive := fs.Bool("naive", false, "only the naive bound: the slowest path, possible or not (no solver)")
 	metric := fs.String("metric", "pps", "what to guarantee: `pps` (packet rate) or bps (bit rate at each path's smallest packet)")
 	timeLimit := fs.Duration("time-limit", 0, "end the search after `DURATION` with the best bound so far (reported as intermediate)")
+	tolerance := fs.Float64("tolerance", 0, "end the search once no unchecked path can lower the bound by more than `PCT` percent of the slowest satisfiable path found (reported as intermediate, never above the exact bound; 0: exact)")
 	maxChecks := fs.Int("max-checks", 0, "end the search after `N` paths checked with the best bound so far (reported as intermediate; the same on every machine with --workers 1)")
 	stream := fs.Bool("stream", false, "write each improvement of the bound as a JSON line, then the result as a last line")
 	workers := fs.Int("workers", 0, "solver processes checking paths in parallel (0: one per CPU)")
@@ -91,6 +92,9 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		m = bound.BitRate
 	default:
 		return fail.Usagef("bound: --metric must be pps or bps, got %q", *metric)
+	}
+	if *tolerance < 0 || *tolerance >= 100 {
+		return fail.Usagef("bound: --tolerance must be in [0, 100), got %g", *tolerance)
 	}
 	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate || *wellFormed) {
 		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream, --metric or --well-formed")
@@ -147,7 +151,7 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *naive {
 		res, err = bound.Naive(bctx, costed, *paths)
 	} else {
-		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: remaining(bctx), MaxChecks: *maxChecks, MaxHeap: int64(*memory) << 20, MaxPacket: *maxPacket, WellFormed: *wellFormed,
+		opts := bound.SearchOptions{Metric: m, Workers: *workers, TimeLimit: remaining(bctx), MaxChecks: *maxChecks, Tolerance: *tolerance / 100, MaxHeap: int64(*memory) << 20, MaxPacket: *maxPacket, WellFormed: *wellFormed,
 			Solver: smt.Config{Command: strings.Fields(*solver), Timeout: *queryTimeout}}
 		switch {
 		case *stream:
