@@ -93,9 +93,6 @@ func runBound(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return fail.Usagef("bound: --metric must be pps or bps, got %q", *metric)
 	}
-	if *tolerance < 0 || *tolerance >= 100 {
-		return fail.Usagef("bound: --tolerance must be in [0, 100), got %g", *tolerance)
-	}
 	if *naive && (*pcapOut != "" || *mapsOut != "" || *stream || m != bound.PacketRate || *wellFormed) {
 		return fail.Usagef("bound: --naive takes no --pcap, --maps, --stream, --metric or --well-formed")
 	}

@@ -9,7 +9,7 @@ func init() { cli.Ranges = flagRanges }
 // the flag and the range, before any work is done. TestFlagRanges checks
 // that every numeric flag has one.
 var flagRanges = map[string][]cli.Range{
-	"bound": {cli.AtLeast("paths", 1), cli.AtLeast("unroll", 0), cli.AtLeast("time-limit", 0), cli.AtLeast("max-checks", 0),
+	"bound": {cli.AtLeast("paths", 1), cli.AtLeast("unroll", 0), cli.AtLeast("time-limit", 0), cli.AtLeast("max-checks", 0), cli.Within("tolerance", 0, 99),
 		cli.AtLeast("workers", 0), cli.Above("solver-timeout", 0), cli.Within("max-packet", 60, 65535), cli.AtLeast("memory", 0)},
 	"targets calibrate": {cli.AtLeast("runs", 0), cli.AtLeast("cpu", 0), cli.AboveUpTo("percentile", 0, 100)},
 	"targets fit": {cli.Above("min", 0), cli.Above("max", 0), cli.AtLeast("runs", 1), cli.AboveUpTo("percentile", 0, 100),
