@@ -350,11 +350,11 @@ func hostKernel() string {
 }
 
 // deriveChain writes the chain section: each class's dearest dependent
-// chain, and a load that waits for the previous one. Its spreads are kept
-// under "chain.CLASS" and "chain.load".
+// chain, a load that waits for the previous one and a spill and fill. Its
+// spreads are kept under "chain.KEY".
 func (r *Result) deriveChain(d *deriver, t *target.Target, vec func(float64) target.Vec) {
 	t.Chain = map[string]target.Vec{}
-	for _, key := range []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", target.ChainLoad, target.ChainStack} {
+	for _, key := range target.ChainKeys {
 		var best *Measurement
 		for _, m := range r.Measurements {
 			if m.Err == nil && m.Chain && (m.Key == "classes."+key || m.Key == "chain."+key) &&

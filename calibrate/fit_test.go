@@ -10,7 +10,8 @@ import (
 )
 
 // samplesOf builds samples whose times are exactly the shares scaled by
-// want (the chain group's share 0 unless want names it), plus noise (a fraction of the time, uniformly in [0, noise]).
+// want (the chain group's share 0 unless want names it), plus noise (a
+// fraction of the time, uniformly in [0, noise]).
 func samplesOf(r *rand.Rand, n int, want map[string]float64, noise float64) []*Sample {
 	var ss []*Sample
 	for range n {

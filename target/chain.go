@@ -3,7 +3,6 @@ package target
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -18,9 +17,10 @@ const (
 	ChainStack = "stack"
 )
 
-// chainKeys are the keys a chain section may hold: the classes an
-// instruction on a dependency chain executes, and loads.
-var chainKeys = []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", ChainLoad, ChainStack}
+// ChainKeys are the keys a chain section may hold, in the order it is
+// written: the classes an instruction on a dependency chain executes, and
+// loads.
+var ChainKeys = []string{"alu32", "alu64", "shift32", "shift64", "shift64_reg", "mul", "div", "mod", "swap", ChainLoad, ChainStack}
 
 // A target with a chain section prices a basic block as the sum of two
 // bounds of an out-of-order core: Classes and Memory are what independent
@@ -33,8 +33,8 @@ func (f *file) chain(t *Target) error {
 	}
 	t.Chain = map[string]Vec{}
 	for key, c := range f.Chain {
-		if !slices.Contains(chainKeys, key) {
-			return fmt.Errorf("line %d: chain: unknown key %q (known: %s)", c.line, key, strings.Join(chainKeys, ", "))
+		if !slices.Contains(ChainKeys, key) {
+			return fmt.Errorf("line %d: chain: unknown key %q (known: %s)", c.line, key, strings.Join(ChainKeys, ", "))
 		}
 		v, err := t.vecOf("chain."+key, c)
 		if err != nil {
@@ -50,14 +50,11 @@ func (t *Target) chainNode() *yaml.Node {
 	if len(t.Chain) == 0 {
 		return nil
 	}
-	ks := make([]string, 0, len(t.Chain))
-	for k := range t.Chain {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return slices.Index(chainKeys, ks[i]) < slices.Index(chainKeys, ks[j]) })
 	m := mapping(false)
-	for _, k := range ks {
-		add(m, k, t.vec(t.Chain[k]))
+	for _, k := range ChainKeys {
+		if v, ok := t.Chain[k]; ok {
+			add(m, k, t.vec(v))
+		}
 	}
 	return m
 }

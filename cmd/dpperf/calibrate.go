@@ -24,7 +24,7 @@ func runTargetsCalibrate(ctx context.Context, args []string, stdout, stderr io.W
 	quick := fs.Bool("quick", false, "a few seconds: fewer copies, runs and variants (tests)")
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	pct := fs.Float64("percentile", 90, "take this `P`-th percentile of the runs as each cost")
-	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations), latency (the dearer of a dependent chain and independent operations) or chain (throughput, and each block's longest dependency chain at its latency; --host always does)")
+	model := fs.String("model", calibrate.Throughput, "price instruction classes by their `throughput` (independent operations), latency (the dearer of a dependent chain and independent operations; --host always does) or chain (throughput, and each block's longest dependency chain at its latency)")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
