@@ -161,7 +161,12 @@ func (r *Result) WriteText(w io.Writer) error {
 				}
 				if m.Stateful {
 					fmt.Fprintf(w, "    the packet changes the state so that its repeats take another path: the figure above is mostly theirs;\n")
-					fmt.Fprintf(w, "    %d single runs, each from the example's state (the run's own changes undone): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
+					if m.StreamRuns > 0 {
+						fmt.Fprintf(w, "    a stream of %d new flows (bytes %d-%d counted up from the example's) in one run, each from the state the ones before left: %.1f ns/packet\n",
+							m.StreamRuns, m.StreamOffset, m.StreamOffset+1, m.StreamNs)
+					} else {
+						fmt.Fprintf(w, "    %d single runs, each from the example's state (the run's own changes undone): %.1f ns/packet\n", m.SingleRuns, m.SingleNs)
+					}
 				}
 				for _, c := range m.Checks {
 					verdict := "held"

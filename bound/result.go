@@ -168,6 +168,22 @@ type Measured struct {
 	Stateful   bool    `json:"stateful,omitempty"`
 	SingleNs   float64 `json:"single_ns,omitempty"`
 	SingleRuns int     `json:"single_runs,omitempty"`
+	// StreamNs times the path instead on a stream of StreamRuns new flows
+	// in one BPF_PROG_TEST_RUN (testrun.Stream): the example with a
+	// counter added to its two bytes at StreamOffset, every run of which
+	// the interpreter found to take the example's path from the state the
+	// runs before it left. It is the program's time per run (a front end
+	// that rewrites the packet subtracted, the empty program's repeated
+	// time added), with the program and its maps warm. Single runs time
+	// the path only when no such bytes exist.
+	StreamNs     float64 `json:"stream_ns,omitempty"`
+	StreamSlowNs float64 `json:"stream_slow_ns,omitempty"`
+	StreamRuns   int     `json:"stream_runs,omitempty"`
+	StreamOffset int     `json:"stream_offset,omitempty"`
+	// StreamDense is set when the stream ran with every array that the
+	// example fills at one index filled at every index with that value
+	// (a hashing ring's slots), so that its flows could keep the path.
+	StreamDense bool `json:"stream_dense,omitempty"`
 	// SlowNs and SingleSlowNs are NsPerPacket and SingleNs carried to the
 	// speed of the calibration's slow state: each timing times the ratio of
 	// the calibration's speed probe at its high percentile to the probe
@@ -192,7 +208,7 @@ type Measured struct {
 // calibration's medians (the expected rate).
 type PathCheck struct {
 	Path         string  `json:"path"` // "example", "as run" (not the predicted path), "repeats"
-	How          string  `json:"how"`  // "repeated" or "single runs"
+	How          string  `json:"how"`  // "repeated", "new flows" or "single runs"
 	Instructions int     `json:"instructions"`
 	Predicted    float64 `json:"predicted_pps"`
 	Expected     float64 `json:"expected_pps,omitempty"`

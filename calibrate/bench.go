@@ -3,6 +3,7 @@ package calibrate
 import (
 	"strconv"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 )
 
@@ -22,6 +23,12 @@ type bench struct {
 	aux     []string                // per copy: measurements of the other instructions, subtracted
 	raw     bool                    // the program alone, no copies: per_packet, and the speed probe (setup is its body)
 	full    bool                    // a variant --quick leaves out: rarely the dearest
+	// room, when set, is how many keys a timing may insert: the repeats
+	// of a timing are sized so that every copy of every run inserts a
+	// new key into a map with room for it. reset, when set, runs before
+	// every timing (it empties such a map).
+	room  int
+	reset func(c *ebpf.Collection) error
 	// pcv, when set, verifies each loaded program and its maps before
 	// they are timed (check.go); an error leaves the bench unmeasured.
 	pcv *pcvCheck

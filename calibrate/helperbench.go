@@ -175,6 +175,7 @@ func mapBenches(ncpu int) []*bench {
 				}})
 			if k.typ != ebpf.LPMTrie {
 				bs = append(bs, outcomeBenches(k, maps)...)
+				bs = append(bs, streamInsertBench(k, ks))
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func (r *Result) deriveOutcomes(d *deriver, t *target.Target, vec func(float64) 
 		k := hm{h[0], h[1]}
 		var outcome string
 		switch {
-		case m.Variant == names[1]:
+		case m.Variant == names[1], m.Variant == names[1]+"_stream":
 			outcome = names[1]
 		case m.Variant == "" && largest[k] == 0, largest[k] > 0 && m.Variant == "key"+strconv.Itoa(largest[k]):
 			outcome = names[0]

@@ -215,6 +215,9 @@ func (l *loaded) load(opts Options) error {
 	if bn.key == SpeedKey {
 		l.baseN = speedRepeat // as the probe is timed beside replays
 	}
+	if bn.room > 0 {
+		l.baseN, l.fullN = max(bn.room/max(base, 1), 1), max(bn.room/(base+k), 1)
+	}
 	return nil
 }
 
@@ -261,9 +264,15 @@ func timeOnce(c *ebpf.Collection, pkt []byte, repeat int) (float64, error) {
 // again when the core changed speed during it, as Probe.Around does.
 func (l *loaded) time(pkt []byte, probe *Probe) error {
 	once := func() (float64, error) {
+		if err := l.reset(l.base); err != nil {
+			return 0, err
+		}
 		tb, err := timeOnce(l.base, pkt, l.baseN)
 		if err != nil || l.full == nil {
 			return tb, err
+		}
+		if err := l.reset(l.full); err != nil {
+			return 0, err
 		}
 		tf, err := timeOnce(l.full, pkt, l.fullN)
 		return PerOp(tb, tf, l.k), err
@@ -281,6 +290,14 @@ func (l *loaded) time(pkt []byte, probe *Probe) error {
 	}
 	l.raw, l.speed = append(l.raw, run), append(l.speed, speed)
 	return nil
+}
+
+// reset prepares c for a timing (bench.reset; nothing without one).
+func (l *loaded) reset(c *ebpf.Collection) error {
+	if l.bn.reset == nil {
+		return nil
+	}
+	return l.bn.reset(c)
 }
 
 // finish subtracts, run by run, the measurements of the auxiliary

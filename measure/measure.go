@@ -137,13 +137,9 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 		return nil, err
 	}
 	if m.Stateful {
-		var factor float64
-		m.SingleNs, factor, err = probe.Around(replayCPU, func() (float64, error) { return single(p, state, in, res.Verdict) })
-		if err != nil {
+		if err := stateful(m, probe, runner, p, opts, state, in, executed, res.Verdict); err != nil {
 			return nil, err
 		}
-		m.SingleSlowNs = m.SingleNs * factor
-		m.SingleRuns = SingleRuns
 	}
 	if m.NsPerPacket > 0 {
 		m.PacketRate = 1e9 / m.NsPerPacket
@@ -159,7 +155,11 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 		}
 		m.Checks = append(m.Checks, ch)
 	} else {
-		ch, err := pc.check(pr, name, "single runs", executed, m.SingleNs, m.SingleSlowNs)
+		how, ns, slow := "single runs", m.SingleNs, m.SingleSlowNs
+		if m.StreamRuns > 0 {
+			how, ns, slow = "new flows", m.StreamNs, m.StreamSlowNs
+		}
+		ch, err := pc.check(pr, name, how, executed, ns, slow)
 		if err != nil {
 			return nil, err
 		}
@@ -211,6 +211,43 @@ func timed(probe *calibrate.Probe, r *testrun.Runner, state *mapstate.State, in 
 	slices.Sort(all)
 	slices.Sort(slows)
 	return stats.Percentile(all, 50), stats.Percentile(slows, 50), nil
+}
+
+// stateful times a stateful example's own path: on a stream of new flows
+// when the interpreter finds bytes to count on, else in single runs.
+func stateful(m *bound.Measured, probe *calibrate.Probe, r *testrun.Runner, p *bpfprog.Program, opts interp.Options, state *mapstate.State, in testrun.Input, executed []int32, verdict uint32) error {
+	iin := interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}
+	plan, ok, err := planStream(p, opts, state, iin, executed, streamMax)
+	if err != nil {
+		return err
+	}
+	if dense := denseArrays(p, state); !ok && dense != nil {
+		if plan, ok, err = planStream(p, opts, dense, iin, executed, streamMax); err != nil {
+			return err
+		}
+		if ok {
+			state = dense
+			m.StreamDense = true
+		}
+	}
+	if ok {
+		m.StreamNs, m.StreamSlowNs, m.StreamRuns, err = timeStream(probe, r, p, opts, state, in, executed, plan, verdict)
+		if err != nil {
+			return err
+		}
+		if m.StreamRuns > 0 {
+			m.StreamOffset = plan.offset
+			return nil
+		}
+	}
+	var factor float64
+	m.SingleNs, factor, err = probe.Around(replayCPU, func() (float64, error) { return single(p, state, in, verdict) })
+	if err != nil {
+		return err
+	}
+	m.SingleSlowNs = m.SingleNs * factor
+	m.SingleRuns = SingleRuns
+	return nil
 }
 
 // single times the example in single runs, each after restoring its

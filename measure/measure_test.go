@@ -24,6 +24,17 @@ func measured(t *testing.T, file, prog string) (*bound.Costed, *bound.Result) {
 // measuredWith is measured with the target's calibration set to cal.
 func measuredWith(t *testing.T, file, prog string, cal *target.Calibration) (*bound.Costed, *bound.Result) {
 	t.Helper()
+	tg, err := target.Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Calibration = cal
+	return measuredUnder(t, file, prog, tg)
+}
+
+// measuredUnder is measured under target tg.
+func measuredUnder(t *testing.T, file, prog string, tg *target.Target) (*bound.Costed, *bound.Result) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("BPF_PROG_TEST_RUN needs root")
 	}
@@ -35,11 +46,6 @@ func measuredWith(t *testing.T, file, prog string, cal *target.Calibration) (*bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := target.Load("x86-64")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg.Calibration = cal
 	c := bound.Cost(g, tg)
 	res, err := bound.SSP(context.Background(), c, bound.SearchOptions{Workers: 1})
 	if err != nil {
@@ -87,6 +93,31 @@ func TestStatefulExampleAndRepeats(t *testing.T) {
 	}
 	if rep.Measured != m.PacketRate {
 		t.Errorf("repeats measured %g, the repeated timing %g", rep.Measured, m.PacketRate)
+	}
+}
+
+// TestStatefulStream: under a calibration of an x86-64 host, flowtable's
+// slowest path inserts an IPv6 flow. It is timed on a stream of new
+// flows, counted in bytes of the flow key, as many as the LRU map has
+// room for (it starts empty), and the stream's time is what the example's
+// check holds against the bound.
+func TestStatefulStream(t *testing.T) {
+	tg, err := target.Load("../bound/testdata/x86-64-throughput.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := measuredUnder(t, testobj.Built(t, "flowtable"), "", tg)
+	m := res.Paths[0].Measured
+	if !m.Stateful || m.StreamRuns != 1024 || m.SingleRuns != 0 || m.StreamDense {
+		t.Fatalf("stateful %v, stream of %d runs (dense %v), %d single runs: want a stream of 1024 new flows", m.Stateful, m.StreamRuns, m.StreamDense, m.SingleRuns)
+	}
+	// IPv6 source and destination, then the TCP ports.
+	if m.StreamOffset < 22 || m.StreamOffset+2 > 58 {
+		t.Errorf("stream counts at bytes %d-%d, outside the flow key's addresses and ports", m.StreamOffset, m.StreamOffset+1)
+	}
+	ex := m.Checks[0]
+	if ex.Path != "example" || ex.How != "new flows" || ex.Predicted != res.Bound.PacketRate || ex.Measured != 1e9/m.StreamNs {
+		t.Errorf("example check %+v: want the stream's rate (%g ns) against the bound %g", ex, m.StreamNs, res.Bound.PacketRate)
 	}
 }
 

@@ -30,6 +30,11 @@ type Runner struct {
 	maps map[string]*ebpf.Map
 	opts Options
 	ncpu int
+	// progFlags and progAttach are the program's load flags
+	// (BPF_F_XDP_HAS_FRAGS among them) and expected attach type, which a
+	// program tail-calling it must share.
+	progFlags  uint32
+	progAttach ebpf.AttachType
 	// readOnly names the maps frozen with their contents at load.
 	readOnly map[string]bool
 	sockets  []*xsk                     // AF_XDP sockets of XSK maps, the first holding the UMEM
@@ -108,7 +113,7 @@ func LoadSpec(full *ebpf.CollectionSpec, p *bpfprog.Program, s *mapstate.State, 
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{prog: p, opts: opts, ncpu: ncpu, readOnly: map[string]bool{}}
+	r := &Runner{prog: p, opts: opts, ncpu: ncpu, progFlags: ps.Flags, progAttach: ps.AttachType, readOnly: map[string]bool{}}
 	for name, ms := range spec.Maps {
 		r.readOnly[name] = readOnly(ms)
 	}
