@@ -65,7 +65,7 @@ type Row struct {
 // predicted rate and the replays' measured rates.
 type PathRow struct {
 	Path      string    `json:"path"` // example, as run, repeats
-	How       string    `json:"how"`  // repeated, single runs
+	How       string    `json:"how"`  // repeated, new flows, single runs
 	Predicted float64   `json:"predicted_pps"`
 	Expected  float64   `json:"expected_pps,omitempty"`
 	Measured  []float64 `json:"measured_pps"` // one per replay
@@ -255,7 +255,8 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Each program's bound (`dpperf bound --measure`, one core) and its example packet replayed %d times, "+
 		"interleaved across programs. Every path a replay ran is held against its own predicted rate: the bound's path "+
-		"(`example`, timed repeated, or in single runs from a restored state when the packet changes its state), the path the "+
+		"(`example`, timed repeated; when the packet changes its state, on a stream of new flows in one run, or in single runs from "+
+		"a restored state where no stream keeps the path), the path the "+
 		"repeats of a stateful example settle on (`repeats`), or the path the packet takes instead (`as run`, when a map it needs "+
 		"cannot be filled). Each timing is the median of five; a path is violated when its median replay runs below its prediction. "+
 		"The calibration's speed probe, timed just before and after each timing on the same CPU, carries every timing to the speed of "+
