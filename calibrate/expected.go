@@ -15,12 +15,16 @@ import (
 // typical run, where t holds the slow end a guarantee needs. Bounds under
 // it are expected rates, not guarantees. Only a target calibrated by this
 // package (with the spread of every cost, and not scaled by a fit) has
-// one; for others Expected returns nil. A calibration under the latency
+// one, as has an envelope fit that kept its median fit (fittedExpected);
+// for others Expected returns nil. A calibration under the latency
 // model that kept the throughput model's spreads (HostTarget) is expected
 // at the throughput medians: a typical run overlaps what it can.
 func Expected(t *target.Target) (*target.Target, error) {
 	c := t.Calibration
-	if c == nil || len(c.Spread) == 0 || c.Fit != nil || t.Basis != target.BasisCalibrated {
+	if c != nil && c.Fit != nil {
+		return fittedExpected(t), nil
+	}
+	if c == nil || len(c.Spread) == 0 || t.Basis != target.BasisCalibrated {
 		return nil, nil
 	}
 	spreads, model := c.Spread, c.Model
@@ -81,4 +85,24 @@ func Expected(t *target.Target) (*target.Target, error) {
 	e.Description = t.Name + " at the median of each cost's runs (expected, not guaranteed)"
 	e.Basis = target.BasisEstimated
 	return e, nil
+}
+
+// fittedExpected is an envelope-fitted target at the scales of its median
+// fit (target.Fit.ExpectedScale), or nil when the fit kept none.
+func fittedExpected(t *target.Target) *target.Target {
+	f := t.Calibration.Fit
+	if f.Kind != Envelope || len(f.ExpectedScale) == 0 {
+		return nil
+	}
+	ratio := map[string]float64{}
+	for g, e := range f.ExpectedScale {
+		if s := f.Scale[g]; s > 0 {
+			ratio[g] = e / s
+		}
+	}
+	te := t.Scaled(ratio)
+	te.Name = t.Name + "-expected"
+	te.Basis = target.BasisEstimated // an expected rate is no guarantee
+	te.Description = t.Description + ", at the scales of the median fit"
+	return te
 }

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 
@@ -88,6 +89,45 @@ func TestExpectedOnlyForCalibrations(t *testing.T) {
 	f.Calibration.Fit = &target.Fit{Kind: "envelope"}
 	if e, err := Expected(f); e != nil || err != nil {
 		t.Errorf("Expected(fitted) = %v, %v; want none", e, err)
+	}
+}
+
+// TestExpectedOfFit: an envelope that kept its median fit is expected at
+// the median fit's scales: each group's costs times expected/envelope.
+func TestExpectedOfFit(t *testing.T) {
+	g, err := target.Load("../target/testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := map[string]float64{target.GroupALU: 0.8, target.GroupHelper: 0.5}
+	f := g.Scaled(scale)
+	f.Calibration.Fit = &target.Fit{Kind: Envelope, Scale: scale,
+		ExpectedScale: map[string]float64{target.GroupALU: 0.4, target.GroupHelper: 0.5}}
+	e, err := Expected(f)
+	if err != nil || e == nil {
+		t.Fatalf("Expected(fitted) = %v, %v", e, err)
+	}
+	if e.Basis != target.BasisEstimated {
+		t.Errorf("basis %s: an expected rate is no guarantee", e.Basis)
+	}
+	for class, v := range f.Classes {
+		want := v[0]
+		if target.ClassGroup(class) == target.GroupALU {
+			want /= 2
+		}
+		if got := e.Classes[class][0]; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("class %s: expected %g, want %g (guarantee %g)", class, got, want, v[0])
+		}
+	}
+	for h, byType := range f.Helpers {
+		for mt, v := range byType {
+			if got := e.Helpers[h][mt][0]; got != v[0] {
+				t.Errorf("helper %s on %s: expected %g, want the envelope's %g (same scale)", h, mt, got, v[0])
+			}
+		}
+	}
+	if e.PerPacket[0] != f.PerPacket[0] {
+		t.Errorf("per packet %g, want %g (a group neither fit scaled)", e.PerPacket[0], f.PerPacket[0])
 	}
 }
 

@@ -49,6 +49,10 @@ type FitResult struct {
 	// Margin is how much the scales were widened: the largest Short, or 0.
 	HeldOut []HeldOut
 	Margin  float64
+	// Expected (Envelope only) is the Median fit of the same samples and
+	// groups: the scales of a typical run, from which calibrate.Expected
+	// prices the expected rate beside the guarantee.
+	Expected map[string]float64
 }
 
 // Fit finds scales of the cost groups, one per group in opts.Groups, that
@@ -175,6 +179,15 @@ func Fit(samples []*Sample, opts FitOptions) (*FitResult, error) {
 			res.Margin = max(res.Margin, h.Short)
 		}
 		widen(res.Scale, res.Margin)
+	}
+	if opts.Kind == Envelope {
+		med := opts
+		med.Kind, med.HoldOut = Median, false
+		m, err := Fit(samples, med)
+		if err != nil {
+			return nil, fmt.Errorf("the expected scales: %w", err)
+		}
+		res.Expected = m.Scale
 	}
 	errs := make([]float64, n)
 	for i, s := range samples {

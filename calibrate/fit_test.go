@@ -10,14 +10,14 @@ import (
 )
 
 // samplesOf builds samples whose times are exactly the shares scaled by
-// want (the chain group's share 0 unless want names it), plus noise (a
-// fraction of the time, uniformly in [0, noise]).
+// want (the chain and map_write groups' shares 0 unless want names them),
+// plus noise (a fraction of the time, uniformly in [0, noise]).
 func samplesOf(r *rand.Rand, n int, want map[string]float64, noise float64) []*Sample {
 	var ss []*Sample
 	for range n {
 		s := &Sample{Program: "synthetic", Share: make([]float64, len(target.Groups))}
 		for i, g := range target.Groups {
-			if _, ok := want[g]; ok || g != target.GroupChain {
+			if _, ok := want[g]; ok || (g != target.GroupChain && g != target.GroupMapWrite) {
 				s.Share[i] = 1 + 50*r.Float64() // no chain share: a target without a chain section
 			}
 		}
@@ -45,6 +45,16 @@ func TestFitKnownScales(t *testing.T) {
 		}
 		if math.Abs(res.ErrMax) > 1e-6 || math.Abs(res.ErrMin) > 1e-6 {
 			t.Errorf("%s: errors %g..%g on exact samples", kind, res.ErrMin, res.ErrMax)
+		}
+		// An envelope keeps the median fit as its expected scales.
+		if kind == Envelope {
+			for g, w := range want {
+				if math.Abs(res.Expected[g]-w) > 1e-6 {
+					t.Errorf("expected scale of %s = %g, want %g", g, res.Expected[g], w)
+				}
+			}
+		} else if res.Expected != nil {
+			t.Errorf("a median fit with expected scales %v", res.Expected)
 		}
 	}
 }

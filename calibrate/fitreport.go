@@ -42,10 +42,12 @@ func ReadSamples(file string) ([]*Sample, error) {
 		return nil, fail.Input(file, fmt.Errorf("samples: %w", err))
 	}
 	for i, s := range ss {
-		if len(s.Share) == len(target.Groups)-1 {
-			// Written before the chain group, the last, existed: its
-			// target had no chain section, so the share is 0.
-			s.Share = append(s.Share, 0)
+		if n := len(s.Share); n >= len(target.Groups)-2 && n < len(target.Groups) {
+			// Written before the last groups existed: before chain, its
+			// target had no chain section (a share of 0); before
+			// map_write, map writes were in the helper share, where they
+			// stay (map_write 0).
+			s.Share = append(s.Share, make([]float64, len(target.Groups)-n)...)
 		}
 		if len(s.Share) != len(target.Groups) || s.High <= 0 || s.Median <= 0 {
 			return nil, fail.Input(file, fmt.Errorf("sample %d: want %d group shares and positive times", i+1, len(target.Groups)))
@@ -63,7 +65,7 @@ func Fitted(t *target.Target, name string, samples []*Sample, res *FitResult, ru
 	if fitted.Name == "" {
 		fitted.Name = t.Name + "-fit"
 	}
-	f := &target.Fit{Kind: res.Kind, Scale: res.Scale, Samples: len(samples), Percentile: percentile,
+	f := &target.Fit{Kind: res.Kind, Scale: res.Scale, ExpectedScale: res.Expected, Samples: len(samples), Percentile: percentile,
 		ErrMin: round3(res.ErrMin), ErrMedian: round3(res.ErrMedian), ErrMax: round3(res.ErrMax), Margin: round3(res.Margin),
 		Programs: programsOf(samples)}
 	fitted.Description = fmt.Sprintf("%s, costs scaled by group to %d timed paths of %d programs (%s)", t.Description, len(samples), len(f.Programs), res.Kind)

@@ -37,11 +37,15 @@ type Calibration struct {
 // Fit records how a target's costs were scaled to match real programs:
 // every cost of a group (Groups) was multiplied by the group's scale.
 type Fit struct {
-	Kind       string             `yaml:"kind"`       // "envelope" (an upper bound of the samples) or "median"
-	Scale      map[string]float64 `yaml:"scale"`      // by group; groups not named kept their costs
-	Programs   []string           `yaml:"programs"`   // file:program the samples came from
-	Samples    int                `yaml:"samples"`    // paths timed
-	Percentile float64            `yaml:"percentile"` // of each path's runs, for "envelope"
+	Kind  string             `yaml:"kind"`  // "envelope" (an upper bound of the samples) or "median"
+	Scale map[string]float64 `yaml:"scale"` // by group; groups not named kept their costs
+	// ExpectedScale (envelopes) is the median fit to the same samples, by
+	// group: the target's costs times ExpectedScale/Scale are those of a
+	// typical run, which price the expected rate beside the guarantee.
+	ExpectedScale map[string]float64 `yaml:"expected_scale,omitempty"`
+	Programs      []string           `yaml:"programs"`   // file:program the samples came from
+	Samples       int                `yaml:"samples"`    // paths timed
+	Percentile    float64            `yaml:"percentile"` // of each path's runs, for "envelope"
 	// Relative error (predicted − measured) / measured over the samples.
 	ErrMin    float64 `yaml:"err_min"`
 	ErrMedian float64 `yaml:"err_median"`

@@ -95,3 +95,52 @@ func TestHelperOutcomeCost(t *testing.T) {
 		t.Error("Scaled changed the original")
 	}
 }
+
+// TestMapWriteGroup: updates and deletes, by map type, key size and
+// outcome, are the map_write group; lookups and PCVs stay helpers.
+func TestMapWriteGroup(t *testing.T) {
+	tg, err := Load("testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.HelperOutcomes == nil {
+		tg.HelperOutcomes = map[string]map[string]map[string]Vec{}
+	}
+	tg.HelperOutcomes["map_update_elem"] = map[string]map[string]Vec{"hash": {OutcomeInsert: {10}, OutcomeReplace: {5}}}
+	w := tg.Scaled(map[string]float64{GroupMapWrite: 2})
+	h := tg.Scaled(map[string]float64{GroupHelper: 2})
+	for helper, byType := range tg.Helpers {
+		for mt, v := range byType {
+			write := helper == "map_update_elem" || helper == "map_delete_elem"
+			if got, want := w.Helpers[helper][mt][0], v[0]*map[bool]float64{true: 2, false: 1}[write]; got != want {
+				t.Errorf("map_write ×2: %s on %s = %g, want %g", helper, mt, got, want)
+			}
+			if got, want := h.Helpers[helper][mt][0], v[0]*map[bool]float64{true: 1, false: 2}[write]; got != want {
+				t.Errorf("helper ×2: %s on %s = %g, want %g", helper, mt, got, want)
+			}
+		}
+	}
+	checked := 0
+	for helper, byType := range tg.HelperOutcomes {
+		for mt, byOutcome := range byType {
+			for o, v := range byOutcome {
+				if HelperGroup(helper) == GroupMapWrite {
+					checked++
+					if got := w.HelperOutcomes[helper][mt][o][0]; got != 2*v[0] {
+						t.Errorf("map_write ×2: %s on %s, %s = %g, want %g", helper, mt, o, got, 2*v[0])
+					}
+				}
+			}
+		}
+	}
+	for mt, byName := range tg.PCV {
+		for name, v := range byName {
+			if w.PCV[mt][name][0] != v[0] || h.PCV[mt][name][0] != 2*v[0] {
+				t.Errorf("PCV %s.%s: %g under map_write ×2, %g under helper ×2, want %g and %g", mt, name, w.PCV[mt][name][0], h.PCV[mt][name][0], v[0], 2*v[0])
+			}
+		}
+	}
+	if checked == 0 || HelperGroup("map_lookup_elem") != GroupHelper {
+		t.Errorf("%d map-write outcomes checked; lookups in %s", checked, HelperGroup("map_lookup_elem"))
+	}
+}

@@ -13,13 +13,26 @@ const (
 	GroupBranch    = "branch"     // conditional and unconditional jumps, taken and not taken
 	GroupMemory    = "memory"     // loads, stores and atomics of every region
 	GroupCall      = "call"       // bpf-to-bpf calls, returns and the program's exit
-	GroupHelper    = "helper"     // helper calls, with their PCV costs
+	GroupHelper    = "helper"     // helper calls but map writes, with the PCV costs
 	GroupPerPacket = "per_packet" // the per-packet overhead
 	GroupChain     = "chain"      // the latency of each block's longest dependency chain (Chain)
+	GroupMapWrite  = "map_write"  // map_update_elem and map_delete_elem, every outcome
 )
 
 // Groups lists the cost groups in a fixed order.
-var Groups = []string{GroupALU, GroupBranch, GroupMemory, GroupCall, GroupHelper, GroupPerPacket, GroupChain}
+var Groups = []string{GroupALU, GroupBranch, GroupMemory, GroupCall, GroupHelper, GroupPerPacket, GroupChain, GroupMapWrite}
+
+// HelperGroup returns the group of a helper (kernel name without bpf_).
+// The calls that change a map's contents are a group of their own: an
+// insert into a growing table costs what no lookup does, and paths that
+// time steadily in a repeated run (what a fit trains on) rarely insert.
+func HelperGroup(helper string) string {
+	switch helper {
+	case "map_update_elem", "map_delete_elem":
+		return GroupMapWrite
+	}
+	return GroupHelper
+}
 
 // ClassGroup returns the group of an instruction class (Class).
 func ClassGroup(class string) string {
@@ -57,26 +70,29 @@ func (t *Target) Scaled(scale map[string]float64) *Target {
 			kinds[k] = a
 		}
 	}
-	for _, m := range []map[string]map[string]Vec{c.Helpers, c.PCV} {
-		for _, byType := range m {
-			for k, v := range byType {
-				byType[k] = v.Times(f(GroupHelper))
-			}
+	for helper, byType := range c.Helpers {
+		for k, v := range byType {
+			byType[k] = v.Times(f(HelperGroup(helper)))
 		}
 	}
-	for _, byType := range c.HelperKeys {
+	for _, byType := range c.PCV {
+		for k, v := range byType {
+			byType[k] = v.Times(f(GroupHelper))
+		}
+	}
+	for helper, byType := range c.HelperKeys {
 		for mt, ks := range byType {
 			ks = slices.Clone(ks)
 			for i := range ks {
-				ks[i].Cost = ks[i].Cost.Times(f(GroupHelper))
+				ks[i].Cost = ks[i].Cost.Times(f(HelperGroup(helper)))
 			}
 			byType[mt] = ks
 		}
 	}
-	for _, byType := range c.HelperOutcomes {
+	for helper, byType := range c.HelperOutcomes {
 		for _, byOutcome := range byType {
 			for o, v := range byOutcome {
-				byOutcome[o] = v.Times(f(GroupHelper))
+				byOutcome[o] = v.Times(f(HelperGroup(helper)))
 			}
 		}
 	}

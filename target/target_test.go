@@ -279,3 +279,27 @@ func TestBasis(t *testing.T) {
 		t.Fatalf("no basis, a calibration: %v, %v", back, err)
 	}
 }
+
+// TestFitRoundTrip: a fit's record, its expected scales included,
+// survives the file format.
+func TestFitRoundTrip(t *testing.T) {
+	tg, err := Load("testdata/calibrated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Fit{Kind: "envelope", Scale: map[string]float64{GroupALU: 0.5, GroupMapWrite: 1.05},
+		ExpectedScale: map[string]float64{GroupALU: 0.25, GroupMapWrite: 1}, Programs: []string{"a.o:a"}, Samples: 3,
+		Percentile: 50, ErrMin: 0.01, ErrMedian: 0.1, ErrMax: 0.3, Margin: 0.05}
+	tg.Calibration.Fit = f
+	data, err := Marshal(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Calibration.Fit, f) {
+		t.Errorf("fit after a round trip %+v, want %+v", back.Calibration.Fit, f)
+	}
+}

@@ -178,6 +178,13 @@ func calibrationNode(c *Calibration) *yaml.Node {
 			add(sc, g, num(f.Scale[g]))
 		}
 		add(fn, "scale", sc)
+		if len(f.ExpectedScale) > 0 {
+			es := mapping(true)
+			for _, g := range keys(f.ExpectedScale) {
+				add(es, g, num(f.ExpectedScale[g]))
+			}
+			add(fn, "expected_scale", es)
+		}
 		progs := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, p := range f.Programs {
 			progs.Content = append(progs.Content, str(p))

@@ -108,7 +108,7 @@ func TestTargetsFitUsage(t *testing.T) {
 		{[]string{"targets", "fit", "--write", "x.yaml", "a.o"}, "--target and --write are required"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml"}, "give the objects"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--kind", "mean", "a.o"}, "--kind must be"},
-		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 7 group shares"},
+		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--from-samples", bad}, "bad.json: sample 1: want 8 group shares"},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "--groups", "alu,fpu", "--from-samples", "testdata/fit-samples.json"}, `unknown cost group "fpu"`},
 		{[]string{"targets", "fit", "--target", "x86-64", "--write", "x.yaml", "testdata/fit-samples.json"}, "fit-samples.json: not a BPF ELF object: no ELF header"},
 	} {
