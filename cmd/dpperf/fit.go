@@ -33,7 +33,7 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cpu := fs.Int("cpu", 0, "pin every run to processor `N`")
 	samplesOut := fs.String("samples", "", "also write every timed path to `FILE` (JSON)")
 	hold := fs.Bool("hold-out", true, "envelope: fit once more without each program and widen the envelope by the largest shortfall of a program under the fit of the others")
-	samplesIn := fs.String("from-samples", "", "fit the paths timed before (`FILE` written by --samples) instead of timing objects")
+	samplesIn := fs.String("from-samples", "", "fit the paths timed before (`FILE`s written by --samples, comma-separated: their union) instead of timing objects")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -60,7 +60,14 @@ func runTargetsFit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var samples []*calibrate.Sample
 	if *samplesIn != "" {
-		if samples, err = calibrate.ReadSamples(*samplesIn); err == nil && cli.IsSet(fs, "percentile") {
+		for _, file := range strings.Split(*samplesIn, ",") {
+			var more []*calibrate.Sample
+			if more, err = calibrate.ReadSamples(file); err != nil {
+				break
+			}
+			samples = append(samples, more...)
+		}
+		if err == nil && cli.IsSet(fs, "percentile") {
 			for _, s := range samples {
 				s.SetHigh(*pct)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,5 +135,57 @@ func TestTargetsFitTimesObjects(t *testing.T) {
 	}
 	if f := fitted.Calibration.Fit; f == nil || f.Kind != "median" || f.Samples != 4 {
 		t.Errorf("fit record %+v", f)
+	}
+}
+
+// TestTargetsFitUnionOfSamples: --from-samples with several files fits
+// their union, so the envelope covers the slower of two timings of the
+// same paths.
+func TestTargetsFitUnionOfSamples(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/fit-samples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []map[string]any
+	if err := json.Unmarshal(data, &ss); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss { // the same paths, timed twice as slow
+		for _, k := range []string{"High", "Median"} {
+			s[k] = 2 * s[k].(float64)
+		}
+		for _, k := range []string{"Runs", "SlowRuns"} {
+			if runs, ok := s[k].([]any); ok {
+				for i := range runs {
+					runs[i] = 2 * runs[i].(float64)
+				}
+			}
+		}
+	}
+	slow := filepath.Join(dir, "slow.json")
+	js, _ := json.Marshal(ss)
+	if err := os.WriteFile(slow, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fit := func(from string) *target.Fit {
+		out := filepath.Join(dir, "fit.yaml")
+		if _, errs, code := dpperf(t, "targets", "fit", "--target", "x86-64", "--write", out,
+			"--groups", "alu+branch+memory+call+per_packet", "--from-samples", from, "--hold-out=false"); code != 0 {
+			t.Fatalf("--from-samples %s: exit %d: %s", from, code, errs)
+		}
+		tg, err := target.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tg.Calibration.Fit
+	}
+	fast, twice, union := fit("testdata/fit-samples.json"), fit(slow), fit("testdata/fit-samples.json,"+slow)
+	if union.Samples != 2*fast.Samples {
+		t.Errorf("union of %d samples, want %d", union.Samples, 2*fast.Samples)
+	}
+	a, b, u := fast.Scale[target.GroupALU], twice.Scale[target.GroupALU], union.Scale[target.GroupALU]
+	if !(b > a) || math.Abs(u-b) > 1e-9*b {
+		t.Errorf("alu scale %g alone, %g twice as slow, %g for the union: want the slower's", a, b, u)
 	}
 }
