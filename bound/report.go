@@ -56,7 +56,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  bit rate\t%s at %d B packets\n", units.BitRate(b.BitRate), b.PacketBytes)
 	fmt.Fprintf(tw, "  bottleneck\t%s\n", b.Bottleneck)
 	if e := r.Expected; e != nil {
-		fmt.Fprintf(tw, "  expected\t%s, %s: the same path at the calibration's medians, a typical run rather than the slow end\n",
+		fmt.Fprintf(tw, "  expected\t%s, %s: the same path at typical costs (the calibration's medians, or a fit's median scales) rather than the slow end\n",
 			units.PacketRate(e.PacketRate), units.BitRate(e.BitRate))
 	}
 	if n := r.Naive; n != nil {
