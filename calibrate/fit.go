@@ -62,6 +62,23 @@ type FitResult struct {
 // relative deviation from the medians (a linear program too). Groups keep
 // scale 1 outside the fit.
 func Fit(samples []*Sample, opts FitOptions) (*FitResult, error) {
+	res, err := fitScales(samples, opts)
+	if err != nil || opts.Kind != Envelope {
+		return res, err
+	}
+	med := opts
+	med.Kind, med.HoldOut = Median, false
+	m, err := fitScales(samples, med)
+	if err != nil {
+		return nil, fmt.Errorf("the expected scales: %w", err)
+	}
+	res.Expected = m.Scale
+	return res, nil
+}
+
+// fitScales is Fit without an envelope's expected scales (which the
+// held-out fits do not need).
+func fitScales(samples []*Sample, opts FitOptions) (*FitResult, error) {
 	if len(samples) == 0 {
 		return nil, errors.New("fit: no samples")
 	}
@@ -179,15 +196,6 @@ func Fit(samples []*Sample, opts FitOptions) (*FitResult, error) {
 			res.Margin = max(res.Margin, h.Short)
 		}
 		widen(res.Scale, res.Margin)
-	}
-	if opts.Kind == Envelope {
-		med := opts
-		med.Kind, med.HoldOut = Median, false
-		m, err := Fit(samples, med)
-		if err != nil {
-			return nil, fmt.Errorf("the expected scales: %w", err)
-		}
-		res.Expected = m.Scale
 	}
 	errs := make([]float64, n)
 	for i, s := range samples {

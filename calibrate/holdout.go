@@ -35,7 +35,7 @@ func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 				rest = append(rest, s)
 			}
 		}
-		res, err := Fit(rest, opts)
+		res, err := fitScales(rest, opts)
 		if err != nil {
 			return nil, err
 		}
