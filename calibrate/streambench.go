@@ -1,13 +1,13 @@
 package calibrate
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/target"
+	"github.com/dpperf/dpperf/testrun"
 )
 
 // streamRoom is the size of the map streamed inserts fill: a timing
@@ -41,21 +41,11 @@ func streamInsertBench(k mapKind, ks uint32) *bench {
 				asm.StoreMem(asm.R10, keyOff, asm.R1, asm.DWord))
 			updateCopy(b)
 		},
-		reset: func(c *ebpf.Collection) error { return emptyMap(c.Maps["m"]) },
-	}
-}
-
-// emptyMap deletes every key of a hash map.
-func emptyMap(m *ebpf.Map) error {
-	key := make([]byte, m.KeySize())
-	for {
-		if err := m.NextKey(nil, key); errors.Is(err, ebpf.ErrKeyNotExist) {
+		reset: func(c *ebpf.Collection) error {
+			if err := testrun.Empty(c.Maps["m"]); err != nil {
+				return fmt.Errorf("empty the map: %w", err)
+			}
 			return nil
-		} else if err != nil {
-			return fmt.Errorf("empty map: %w", err)
-		}
-		if err := m.Delete(key); err != nil {
-			return fmt.Errorf("empty map: %w", err)
-		}
+		},
 	}
 }

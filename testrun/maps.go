@@ -78,6 +78,12 @@ func clearMap(m *ebpf.Map, t ebpf.MapType, vs, ncpu int) error {
 		}
 		return nil
 	}
+	return Empty(m)
+}
+
+// Empty deletes every key of a map that has keys to delete (not an
+// array).
+func Empty(m *ebpf.Map) error {
 	for {
 		var k []byte
 		if err := m.NextKey(nil, &k); err != nil {
