@@ -105,7 +105,7 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 	if err != nil {
 		return nil, err
 	}
-	run, stays, err := it.Repeat(interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, maps, repeatCheck)
+	run, stays, err := it.Repeat(interpInput(in), maps, repeatCheck)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func path(pc pricer, probe *calibrate.Probe, pr *bound.PathReport, edges []int32
 		if err != nil {
 			return nil, err
 		}
-		rep, ok, err := settled(it, interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}, fresh)
+		rep, ok, err := settled(it, interpInput(in), fresh)
 		if err != nil {
 			return nil, err
 		}
@@ -216,30 +216,28 @@ func timed(probe *calibrate.Probe, r *testrun.Runner, state *mapstate.State, in 
 // stateful times a stateful example's own path: on a stream of new flows
 // when the interpreter finds bytes to count on, else in single runs.
 func stateful(m *bound.Measured, probe *calibrate.Probe, r *testrun.Runner, p *bpfprog.Program, opts interp.Options, state *mapstate.State, in testrun.Input, executed []int32, verdict uint32) error {
-	iin := interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}
-	plan, ok, err := planStream(p, opts, state, iin, executed, streamMax)
+	plan, ok, err := planStream(p, opts, state, interpInput(in), executed, streamMax)
 	if err != nil {
 		return err
 	}
+	streamState := state
 	if dense := denseArrays(p, state); !ok && dense != nil {
-		if plan, ok, err = planStream(p, opts, dense, iin, executed, streamMax); err != nil {
+		if plan, ok, err = planStream(p, opts, dense, interpInput(in), executed, streamMax); err != nil {
 			return err
 		}
-		if ok {
-			state = dense
-			m.StreamDense = true
-		}
+		streamState = dense
 	}
 	if ok {
-		m.StreamNs, m.StreamSlowNs, m.StreamRuns, err = timeStream(probe, r, p, opts, state, in, executed, plan, verdict)
+		m.StreamNs, m.StreamSlowNs, m.StreamRuns, err = timeStream(probe, r, p, opts, streamState, in, executed, plan, verdict)
 		if err != nil {
 			return err
 		}
 		if m.StreamRuns > 0 {
-			m.StreamOffset = plan.offset
+			m.StreamOffset, m.StreamDense = plan.offset, streamState != state
 			return nil
 		}
 	}
+	// Single runs time the example in its own state, not the dense one.
 	var factor float64
 	m.SingleNs, factor, err = probe.Around(replayCPU, func() (float64, error) { return single(p, state, in, verdict) })
 	if err != nil {
@@ -248,6 +246,11 @@ func stateful(m *bound.Measured, probe *calibrate.Probe, r *testrun.Runner, p *b
 	m.SingleSlowNs = m.SingleNs * factor
 	m.SingleRuns = SingleRuns
 	return nil
+}
+
+// interpInput is the kernel's input as the interpreter takes it.
+func interpInput(in testrun.Input) interp.Input {
+	return interp.Input{Packet: in.Packet, Ifindex: in.Ifindex, RxQueue: in.RxQueue}
 }
 
 // single times the example in single runs, each after restoring its

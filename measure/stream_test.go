@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/mapstate"
@@ -15,7 +16,7 @@ func TestDenseArrays(t *testing.T) {
 		"ring":  {Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 8},
 		"two":   {Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 8},
 		"huge":  {Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: denseLimit + 1},
-		"ro":    {Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1, Flags: rdonlyProg},
+		"ro":    {Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1, Flags: unix.BPF_F_RDONLY_PROG},
 		"flows": {Type: ebpf.Hash, KeySize: 4, ValueSize: 4, MaxEntries: 8},
 	}}
 	one := func(k, v byte) mapstate.Entry {
@@ -61,7 +62,7 @@ func TestFreeOf(t *testing.T) {
 	}
 	p := &bpfprog.Program{Maps: map[string]*bpfprog.Map{
 		"flows":   {Type: ebpf.Hash, MaxEntries: 100},
-		"lru":     {Type: ebpf.LRUHash, MaxEntries: uint32(64 * ncpu), Flags: noCommonLRU},
+		"lru":     {Type: ebpf.LRUHash, MaxEntries: uint32(64 * ncpu), Flags: unix.BPF_F_NO_COMMON_LRU},
 		"counter": {Type: ebpf.Array, MaxEntries: 4},
 	}}
 	entries := func(n int) *mapstate.Map {
