@@ -101,7 +101,7 @@ func (x *items) key(c *Cond, base layout) (int32, bool) {
 	if e != nil {
 		name = render(e, base)
 	}
-	if e == nil || solverTerm.MatchString(name) {
+	if e == nil || solverTerm(name) {
 		// Only this branch: its own key.
 		x.cons = append(x.cons, constraint{cond: c, expr: e})
 		return int32(len(x.cons) - 1), flip
@@ -175,7 +175,7 @@ func (e *eliminator) build(set []int32, l layout) *VNode {
 	e.used[k] = true
 	a, b := e.build(then, l.learn(c.expr, true)), e.build(els, l.learn(c.expr, false))
 	delete(e.used, k)
-	return &VNode{Test: text, Readable: !rawName.MatchString(text), Source: c.cond.Source, Then: a, Else: b, key: k + 1}
+	return &VNode{Test: text, Readable: !rawName(text), Source: c.cond.Source, Then: a, Else: b, key: k + 1}
 }
 
 func (e *eliminator) leaf(set []int32, s *spread) *VNode {

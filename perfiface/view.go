@@ -3,7 +3,6 @@ package perfiface
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -47,11 +46,6 @@ type condText struct {
 	lay      layout
 }
 
-// rawName matches what a rendered condition shows when no protocol field
-// or map fits: the solver's own names, raw packet bytes, little-endian
-// loads, concatenations. Such tests get their source line as a comment.
-var rawName = regexp.MustCompile(`\b(t|v|x|c|u|m|e|r|rm|tc|csum|found|mem)\d+\b|mem\[|pkt\[|\ble\d+\(|concat\(|bit\(|opaque\(`)
-
 // text renders a condition below the layout l.
 func (it *Interface) text(c *Cond, l layout) condText {
 	if t, ok := it.texts[c]; ok {
@@ -60,7 +54,7 @@ func (it *Interface) text(c *Cond, l layout) condText {
 	t := condText{lay: l}
 	if c.expr != nil {
 		t.text = render(c.expr, l)
-		t.readable = !rawName.MatchString(t.text)
+		t.readable = !rawName(t.text)
 	} else {
 		t.text = fmt.Sprintf("branch_at(%d)", c.Insn)
 	}

@@ -31,6 +31,9 @@ type binding struct {
 }
 
 func evalIn(e *Expr, env Env, b *binding) (Value, error) {
+	if e.lit != nil {
+		return *e.lit, nil
+	}
 	if e.List == nil {
 		if v, ok := literal(e.Atom); ok {
 			return v, nil
@@ -94,7 +97,13 @@ func evalIn(e *Expr, env Env, b *binding) (Value, error) {
 		}
 		vals[i] = v
 	}
-	if op, ok := builtins[head.Atom]; ok {
+	op, ok := builtin{}, e.op != nil
+	if ok {
+		op = *e.op
+	} else {
+		op, ok = builtins[head.Atom]
+	}
+	if ok {
 		if len(vals) < op.min || op.max >= 0 && len(vals) > op.max {
 			return Value{}, arity(e)
 		}
@@ -164,13 +173,16 @@ func evalIndexed(head *Expr, args []*Expr, env Env, b *binding) (Value, error) {
 	if h[0].Atom != "_" || x.kind != kindBV {
 		return Value{}, unsupported("%s", clip(head.String()))
 	}
-	idx := make([]int, len(h)-2)
-	for i, a := range h[2:] {
-		n, err := strconv.Atoi(a.Atom)
-		if err != nil || n < 0 || n > 1<<16 {
-			return Value{}, fmt.Errorf("smt: bad index in %s", clip(head.String()))
+	idx := head.idx
+	if idx == nil {
+		idx = make([]int, len(h)-2)
+		for i, a := range h[2:] {
+			n, err := strconv.Atoi(a.Atom)
+			if err != nil || n < 0 || n > 1<<16 {
+				return Value{}, fmt.Errorf("smt: bad index in %s", clip(head.String()))
+			}
+			idx[i] = n
 		}
-		idx[i] = n
 	}
 	switch op := h[1].Atom; {
 	case op == "extract" && len(idx) == 2:

@@ -93,6 +93,12 @@ func TestEvalKnownAnswers(t *testing.T) {
 		if v.String() != c.want {
 			t.Errorf("%s = %s, want %s", c.term, v, c.want)
 		}
+		// The same term built by hand, with nothing read ahead by the
+		// parser: evaluated as it is read, to the same value.
+		e, _ := ParseExpr(c.term)
+		if v, err := Eval(byHand(e), env); err != nil || v.String() != c.want {
+			t.Errorf("%s built by hand = %s (%v), want %s", c.term, v, err, c.want)
+		}
 	}
 	for _, bad := range []string{"(bvmul (concat #xffffffffffffffff #xff) #x000000000000000001)", "(= pkt pkt)", "(lambda ((i (_ BitVec 32))) i)", "((_ rotate_left 1) x)"} {
 		if _, err := evalText(t, env, bad); !errors.Is(err, ErrUnsupported) {
@@ -104,6 +110,18 @@ func TestEvalKnownAnswers(t *testing.T) {
 			t.Errorf("%s evaluated", bad)
 		}
 	}
+}
+
+// byHand copies a parsed term without what the parser read ahead.
+func byHand(e *Expr) *Expr {
+	if e.List == nil {
+		return &Expr{Atom: e.Atom}
+	}
+	c := &Expr{List: make([]*Expr, len(e.List))}
+	for i, x := range e.List {
+		c.List[i] = byHand(x)
+	}
+	return c
 }
 
 // TestParseValue reads model values as z3 prints them.

@@ -3,6 +3,7 @@ package smt
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Expr is a parsed SMT-LIB term, read once so that it can be evaluated in
@@ -10,6 +11,13 @@ import (
 type Expr struct {
 	Atom string  // set for an atom
 	List []*Expr // the elements of a list; nil for an atom
+	// Read once by the parser so that an evaluation does not read it
+	// again: an atom's literal value, a list's built-in operation, an
+	// indexed head's indices. Terms built by hand leave them unset and
+	// are read as they are evaluated.
+	lit *Value
+	op  *builtin
+	idx []int
 }
 
 // ParseExpr parses one term that makes up the whole of text.
@@ -71,6 +79,7 @@ func (p *exprParser) expr(depth int) (*Expr, error) {
 			}
 			if p.text[p.i] == ')' {
 				p.i++
+				e.resolve()
 				return e, nil
 			}
 			x, err := p.expr(depth + 1)
@@ -100,7 +109,44 @@ func (p *exprParser) expr(depth int) (*Expr, error) {
 	for p.i < len(p.text) && !isAtomEnd(p.text[p.i]) {
 		p.i++
 	}
-	return &Expr{Atom: p.text[start:p.i]}, nil
+	e := &Expr{Atom: p.text[start:p.i]}
+	if v, ok := literal(e.Atom); ok {
+		e.lit = &v
+	}
+	return e, nil
+}
+
+// resolve reads what an evaluation of a parsed list needs from its head:
+// a literal (_ bvN W), the built-in operation its head names, or an
+// indexed head's indices.
+func (e *Expr) resolve() {
+	if len(e.List) == 0 {
+		return
+	}
+	head := e.List[0]
+	if head.Atom == "_" {
+		if v, err := bvLiteral(e); err == nil {
+			e.lit = &v
+		}
+		return
+	}
+	if head.List == nil {
+		if op, ok := builtins[head.Atom]; ok {
+			e.op = &op
+		}
+		return
+	}
+	if h := head.List; len(h) >= 2 && h[0].Atom == "_" {
+		idx := make([]int, len(h)-2)
+		for i, a := range h[2:] {
+			n, err := strconv.Atoi(a.Atom)
+			if err != nil || n < 0 || n > 1<<16 {
+				return // reported when evaluated
+			}
+			idx[i] = n
+		}
+		head.idx = idx
+	}
 }
 
 func isAtomEnd(b byte) bool {
