@@ -113,9 +113,7 @@ type refiner struct {
 // Refine explores g coarse first (see RefineOptions) and returns the tree
 // with its open leaves as bounded paths.
 func Refine(ctx context.Context, g *cfg.Graph, opts RefineOptions) (*Exploration, error) {
-	if opts.Check.MinPacket == 0 {
-		opts.Check.MinPacket = MinPacket
-	}
+	opts.Check = checkOptions(opts.Check)
 	if opts.Classes <= 0 {
 		opts.Classes = DefaultClasses
 	}

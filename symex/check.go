@@ -290,7 +290,9 @@ func (c *Checker) inFamily(edges []int32) (Outcome, bool) {
 // solver whether some input drives the program along it. decided is false
 // when the last edge adds nothing: the prefix is then exactly as feasible
 // as the one before it, which the caller already knows. A condition that
-// folds to false answers Unsat without the solver.
+// folds to false answers Unsat without the solver, and so does a prefix
+// that a lemma refutes (Options.Lemmas); a prefix the solver refutes
+// teaches a lemma.
 func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, decided bool, err error) {
 	if dead, err := c.loadLive(ctx, edges); dead || err != nil {
 		return smt.Unsat, dead, err
@@ -304,9 +306,18 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	} else if ok {
 		return smt.Sat, true, nil
 	}
+	if c.refutedByLemma() > 0 {
+		c.ByLemma++
+		return smt.Unsat, true, nil
+	}
 	start := time.Now()
 	res, err = c.checkAt(ctx, n, 0)
 	c.PathTime += time.Since(start)
+	if res == smt.Unsat && err == nil {
+		if _, err := c.learn(ctx, n, max(4*time.Since(start), 50*time.Millisecond)); err != nil && ctx.Err() == nil {
+			return smt.Unknown, false, err
+		}
+	}
 	if res == smt.Sat {
 		c.knownSat = n
 		if c.unrepaired == n {
