@@ -113,7 +113,7 @@ type refiner struct {
 // Refine explores g coarse first (see RefineOptions) and returns the tree
 // with its open leaves as bounded paths.
 func Refine(ctx context.Context, g *cfg.Graph, opts RefineOptions) (*Exploration, error) {
-	opts.Check = checkOptions(opts.Check)
+	opts.Check = checkOptions(opts.Check, opts.NoLemmas)
 	if opts.Classes <= 0 {
 		opts.Classes = DefaultClasses
 	}
