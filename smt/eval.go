@@ -175,13 +175,9 @@ func evalIndexed(head *Expr, args []*Expr, env Env, b *binding) (Value, error) {
 	}
 	idx := head.idx
 	if idx == nil {
-		idx = make([]int, len(h)-2)
-		for i, a := range h[2:] {
-			n, err := strconv.Atoi(a.Atom)
-			if err != nil || n < 0 || n > 1<<16 {
-				return Value{}, fmt.Errorf("smt: bad index in %s", clip(head.String()))
-			}
-			idx[i] = n
+		var ok bool
+		if idx, ok = indices(h[2:]); !ok {
+			return Value{}, fmt.Errorf("smt: bad index in %s", clip(head.String()))
 		}
 	}
 	switch op := h[1].Atom; {
@@ -207,6 +203,20 @@ func evalIndexed(head *Expr, args []*Expr, env Env, b *binding) (Value, error) {
 		return BV(w, uint64(signed(x))), nil
 	}
 	return Value{}, unsupported("%s", clip(head.String()))
+}
+
+// indices reads the numerals of an indexed head ((_ extract 7 0) and the
+// like), or false where one is not a numeral in range.
+func indices(as []*Expr) ([]int, bool) {
+	idx := make([]int, len(as))
+	for i, a := range as {
+		n, err := strconv.Atoi(a.Atom)
+		if err != nil || n < 0 || n > 1<<16 {
+			return nil, false
+		}
+		idx[i] = n
+	}
+	return idx, true
 }
 
 // arraySortOf reads (Array (_ BitVec I) (_ BitVec E)).

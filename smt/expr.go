@@ -3,7 +3,6 @@ package smt
 import (
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // Expr is a parsed SMT-LIB term, read once so that it can be evaluated in
@@ -137,15 +136,9 @@ func (e *Expr) resolve() {
 		return
 	}
 	if h := head.List; len(h) >= 2 && h[0].Atom == "_" {
-		idx := make([]int, len(h)-2)
-		for i, a := range h[2:] {
-			n, err := strconv.Atoi(a.Atom)
-			if err != nil || n < 0 || n > 1<<16 {
-				return // reported when evaluated
-			}
-			idx[i] = n
+		if idx, ok := indices(h[2:]); ok {
+			head.idx = idx // a bad index is reported when evaluated
 		}
-		head.idx = idx
 	}
 }
 

@@ -237,7 +237,7 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 	// solver must invert), so the whole search gets a few times the full
 	// check's time. When it runs out, the shortest prefix refuted so far
 	// is pruned: less than possible, but correct.
-	budget := max(4*time.Since(start), 50*time.Millisecond)
+	budget := refuteBudget(time.Since(start))
 	deadline := time.Now().Add(budget)
 	lo, hi := c.knownSat, len(edges) // prefix lo is satisfiable (or undecided), hi is not
 	known := c.knownSat
@@ -268,6 +268,13 @@ func (c *Checker) Check(ctx context.Context, edges []int32) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return Outcome{Result: smt.Unsat, Prefix: hi}, nil
+}
+
+// refuteBudget is the time given to the work that follows a refutation
+// that took the solver d (its shortest prefix, its unsat core): a few
+// times d, and never less than 50 ms.
+func refuteBudget(d time.Duration) time.Duration {
+	return max(4*d, 50*time.Millisecond)
 }
 
 // inFamily refutes a path that a family proven impossible holds, with the
@@ -314,7 +321,7 @@ func (c *Checker) Extend(ctx context.Context, edges []int32) (res smt.Result, de
 	res, err = c.checkAt(ctx, n, 0)
 	c.PathTime += time.Since(start)
 	if res == smt.Unsat && err == nil {
-		if _, err := c.learn(ctx, n, max(4*time.Since(start), 50*time.Millisecond)); err != nil && ctx.Err() == nil {
+		if _, err := c.learn(ctx, n, refuteBudget(time.Since(start))); err != nil && ctx.Err() == nil {
 			return smt.Unknown, false, err
 		}
 	}
