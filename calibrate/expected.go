@@ -22,7 +22,7 @@ import (
 func Expected(t *target.Target) (*target.Target, error) {
 	c := t.Calibration
 	if c != nil && c.Fit != nil {
-		return fittedExpected(t), nil
+		return fittedExpected(t)
 	}
 	if c == nil || len(c.Spread) == 0 || t.Basis != target.BasisCalibrated {
 		return nil, nil
@@ -88,21 +88,44 @@ func Expected(t *target.Target) (*target.Target, error) {
 }
 
 // fittedExpected is an envelope-fitted target at the scales of its median
-// fit (target.Fit.ExpectedScale), or nil when the fit kept none.
-func fittedExpected(t *target.Target) *target.Target {
+// fit (target.Fit.ExpectedScale), or nil when the fit kept none. A group
+// the median fit did not scale (map_write, which no training path
+// exercises) is expected at the calibration's own medians, as an unfitted
+// calibration is: the envelope holds it at the high percentile times the
+// hold-out margin, which is a guarantee's price, not a typical run's.
+func fittedExpected(t *target.Target) (*target.Target, error) {
 	f := t.Calibration.Fit
 	if f.Kind != Envelope || len(f.ExpectedScale) == 0 {
-		return nil
+		return nil, nil
 	}
 	ratio := map[string]float64{}
-	for g, e := range f.ExpectedScale {
+	var unfitted []string
+	for _, g := range target.Groups {
+		e, ok := f.ExpectedScale[g]
+		if !ok {
+			unfitted = append(unfitted, g)
+			continue
+		}
 		if s := f.Scale[g]; s > 0 {
 			ratio[g] = e / s
 		}
 	}
 	te := t.Scaled(ratio)
+	if len(unfitted) > 0 {
+		raw := *t
+		cal := *t.Calibration
+		cal.Fit = nil
+		raw.Calibration, raw.Basis = &cal, target.BasisCalibrated
+		base, err := Expected(&raw)
+		if err != nil {
+			return nil, fmt.Errorf("expected costs of the groups outside the fit: %w", err)
+		}
+		if base != nil {
+			te = te.WithGroups(base, unfitted...)
+		}
+	}
 	te.Name = t.Name + "-expected"
 	te.Basis = target.BasisEstimated // an expected rate is no guarantee
 	te.Description = t.Description + ", at the scales of the median fit"
-	return te
+	return te, nil
 }

@@ -93,13 +93,19 @@ func TestExpectedOnlyForCalibrations(t *testing.T) {
 }
 
 // TestExpectedOfFit: an envelope that kept its median fit is expected at
-// the median fit's scales: each group's costs times expected/envelope.
+// the median fit's scales (each group's costs times expected/envelope),
+// and at the calibration's own medians in the groups the median fit did
+// not scale (map_write, per_packet here), not at the envelope's price.
 func TestExpectedOfFit(t *testing.T) {
 	g, err := target.Load("../target/testdata/calibrated.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	scale := map[string]float64{target.GroupALU: 0.8, target.GroupHelper: 0.5}
+	base, err := Expected(g)
+	if err != nil || base == nil {
+		t.Fatalf("Expected(calibrated) = %v, %v", base, err)
+	}
+	scale := map[string]float64{target.GroupALU: 0.8, target.GroupHelper: 0.5, target.GroupMapWrite: 1.2}
 	f := g.Scaled(scale)
 	f.Calibration.Fit = &target.Fit{Kind: Envelope, Scale: scale,
 		ExpectedScale: map[string]float64{target.GroupALU: 0.4, target.GroupHelper: 0.5}}
@@ -111,23 +117,35 @@ func TestExpectedOfFit(t *testing.T) {
 		t.Errorf("basis %s: an expected rate is no guarantee", e.Basis)
 	}
 	for class, v := range f.Classes {
-		want := v[0]
+		want := base.Classes[class][0]
 		if target.ClassGroup(class) == target.GroupALU {
-			want /= 2
+			want = v[0] / 2
 		}
 		if got := e.Classes[class][0]; math.Abs(got-want) > 1e-9*want {
 			t.Errorf("class %s: expected %g, want %g (guarantee %g)", class, got, want, v[0])
 		}
 	}
+	writes := 0
 	for h, byType := range f.Helpers {
 		for mt, v := range byType {
-			if got := e.Helpers[h][mt][0]; got != v[0] {
-				t.Errorf("helper %s on %s: expected %g, want the envelope's %g (same scale)", h, mt, got, v[0])
+			want, why := v[0], "the envelope's (same scale)"
+			if target.HelperGroup(h) == target.GroupMapWrite {
+				want, why = base.Helpers[h][mt][0], "the calibration's median"
+				writes++
+				if want >= v[0] {
+					t.Errorf("helper %s on %s: median %g not below the envelope's %g", h, mt, want, v[0])
+				}
+			}
+			if got := e.Helpers[h][mt][0]; got != want {
+				t.Errorf("helper %s on %s: expected %g, want %s %g", h, mt, got, why, want)
 			}
 		}
 	}
-	if e.PerPacket[0] != f.PerPacket[0] {
-		t.Errorf("per packet %g, want %g (a group neither fit scaled)", e.PerPacket[0], f.PerPacket[0])
+	if writes == 0 {
+		t.Error("the test target has no map writes to check")
+	}
+	if e.PerPacket[0] != base.PerPacket[0] || base.PerPacket[0] >= f.PerPacket[0] {
+		t.Errorf("per packet %g, want the calibration's median %g (below the envelope's %g)", e.PerPacket[0], base.PerPacket[0], f.PerPacket[0])
 	}
 }
 

@@ -99,6 +99,68 @@ func (t *Target) Scaled(scale map[string]float64) *Target {
 	return c
 }
 
+// WithGroups returns a copy of t whose costs in the named groups are
+// from's, where from has the same cost; t's other costs are kept.
+func (t *Target) WithGroups(from *Target, groups ...string) *Target {
+	in := func(g string) bool { return slices.Contains(groups, g) }
+	c := t.clone()
+	if in(GroupPerPacket) {
+		c.PerPacket = from.PerPacket
+	}
+	if in(GroupBranch) {
+		c.Taken, c.NotTaken = from.Taken, from.NotTaken
+	}
+	for class := range c.Classes {
+		if v, ok := from.Classes[class]; ok && in(ClassGroup(class)) {
+			c.Classes[class] = v
+		}
+	}
+	for key := range c.Chain {
+		if v, ok := from.Chain[key]; ok && in(GroupChain) {
+			c.Chain[key] = v
+		}
+	}
+	for r, kinds := range c.Memory {
+		for k, a := range kinds {
+			if b, ok := from.Memory[r][k]; ok && in(GroupMemory) {
+				a.Cost = b.Cost
+				kinds[k] = a
+			}
+		}
+	}
+	for helper, byType := range c.Helpers {
+		for k := range byType {
+			if v, ok := from.Helpers[helper][k]; ok && in(HelperGroup(helper)) {
+				byType[k] = v
+			}
+		}
+	}
+	for pcv, byType := range c.PCV {
+		for k := range byType {
+			if v, ok := from.PCV[pcv][k]; ok && in(GroupHelper) {
+				byType[k] = v
+			}
+		}
+	}
+	for helper, byType := range c.HelperKeys {
+		for mt := range byType {
+			if ks, ok := from.HelperKeys[helper][mt]; ok && in(HelperGroup(helper)) {
+				byType[mt] = slices.Clone(ks)
+			}
+		}
+	}
+	for helper, byType := range c.HelperOutcomes {
+		for mt, byOutcome := range byType {
+			for o := range byOutcome {
+				if v, ok := from.HelperOutcomes[helper][mt][o]; ok && in(HelperGroup(helper)) {
+					byOutcome[o] = v
+				}
+			}
+		}
+	}
+	return c
+}
+
 // Only returns a copy of t that keeps the costs of one group and prices
 // everything else at zero: the group's share of a path's cost.
 func (t *Target) Only(group string) *Target {

@@ -250,6 +250,32 @@ func TestScaledGroups(t *testing.T) {
 	}
 }
 
+// TestWithGroups: the named groups' costs come from the other target,
+// every other cost stays, and neither input changes.
+func TestWithGroups(t *testing.T) {
+	tg, err := Load("x86-64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := tg.Scaled(map[string]float64{GroupALU: 3, GroupMapWrite: 3, GroupPerPacket: 3, GroupHelper: 3})
+	w := tg.WithGroups(from, GroupMapWrite, GroupPerPacket)
+	upd, ok1 := tg.HelperCost("map_update_elem", "hash")
+	look, ok2 := tg.HelperCost("map_lookup_elem", "hash")
+	if !ok1 || !ok2 || upd[0] <= 0 || look[0] <= 0 {
+		t.Fatalf("x86-64 prices no hash update or lookup: %v %v", upd, look)
+	}
+	gotUpd, _ := w.HelperCost("map_update_elem", "hash")
+	gotLook, _ := w.HelperCost("map_lookup_elem", "hash")
+	if gotUpd[0] != 3*upd[0] || gotLook[0] != look[0] || w.PerPacket[0] != 3*tg.PerPacket[0] ||
+		w.Classes["alu64"] != tg.Classes["alu64"] {
+		t.Errorf("update %g (want %g), lookup %g (want %g), per_packet %g (want %g), alu64 %g (want %g)",
+			gotUpd[0], 3*upd[0], gotLook[0], look[0], w.PerPacket[0], 3*tg.PerPacket[0], w.Classes["alu64"][0], tg.Classes["alu64"][0])
+	}
+	if again, _ := tg.HelperCost("map_update_elem", "hash"); again != upd || from.Classes["alu64"][0] != 3*tg.Classes["alu64"][0] {
+		t.Error("WithGroups changed a target it was given")
+	}
+}
+
 // TestBasis: the built-in x86-64 table is an estimate, the NFP target
 // rests on published measurements of the NIC, and a file that does not
 // say is calibrated exactly when it carries a calibration section.
