@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("want -reps ≥ 1, -max-checks ≥ 1 and at least one OBJECT[:PROGRAM]")
 	}
 	progs := parsePrograms(fs.Args())
-	rep := &Report{Target: *tgt, Reps: *reps, Machine: thisMachine()}
+	rep := &Report{Target: *tgt, Reps: *reps, Machine: thisMachine(), Pricing: loadPricing(*tgt)}
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
 	runner := &runner{bin: *bin, target: *tgt, maxChecks: *checks}
 	if *recal && *tgt == "host" {

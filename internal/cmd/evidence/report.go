@@ -39,6 +39,9 @@ type Report struct {
 	SlowStateBelow int `json:"slow_state_below"`
 	// Over the same paths at the calibration's medians (calibrated targets).
 	MedianExpectedRatio float64 `json:"median_expected_ratio,omitempty"`
+	// Pricing says what the target's guarantee takes over a typical run
+	// (the calibration's percentile, the slow state, the fit's margin).
+	Pricing string `json:"pricing,omitempty"`
 }
 
 // Row is one program's bound and the paths its replays ran.
@@ -312,13 +315,22 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "- %s not compared: %s %s\n", r.Program, r.Status, r.Note)
 		}
 		for _, p := range r.Paths {
-			ratio, against := p.Ratio, "measured"
+			// Listed when below half of the median replay, or of it at
+			// the slow speed: with the dearest line, and why the
+			// guarantee sits below the expected rate.
+			slow := p.SlowStateRatio > 0 && p.SlowStateRatio < 0.5
+			if (p.Ratio >= 0.5 && !slow) || r.Dominant == "" {
+				continue
+			}
+			fmt.Fprintf(w, "- %s, path %s: predicted / measured %.2f", r.Program, p.Path, p.Ratio)
 			if p.SlowStateRatio > 0 {
-				ratio, against = p.SlowStateRatio, "measured at the slow speed"
+				fmt.Fprintf(w, " (%.2f at the slow speed)", p.SlowStateRatio)
 			}
-			if ratio < 0.5 && r.Dominant != "" {
-				fmt.Fprintf(w, "- %s, path %s: predicted / %s %.2f; the bound's dearest line is %s\n", r.Program, p.Path, against, ratio, r.Dominant)
+			fmt.Fprintf(w, "; the bound's dearest line is %s", r.Dominant)
+			if p.Expected > 0 && rep.Pricing != "" {
+				fmt.Fprintf(w, "; the guarantee is %.2f of the expected rate: %s", p.Predicted/p.Expected, rep.Pricing)
 			}
+			fmt.Fprintln(w)
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/dpperf/dpperf/bound"
+	"github.com/dpperf/dpperf/calibrate"
+	"github.com/dpperf/dpperf/target"
 )
 
 // result is a bound --measure result whose example ran the given checks.
@@ -107,14 +109,16 @@ func TestSummarize(t *testing.T) {
 // listed with the bound path's dearest line and its share; one within
 // twice is not.
 func TestDominantLine(t *testing.T) {
-	rep := &Report{Date: "2026-11-25T00:00:00Z", Target: "host", Reps: 1}
+	rep := &Report{Date: "2026-11-25T00:00:00Z", Target: "host", Reps: 1, Pricing: "every cost at the p90"}
 	lines := []bound.SourceLine{{Loc: "-", Text: "(per-packet overhead of the target)", Share: 0.2},
 		{Loc: "x.c:42", Text: "  v = bpf_map_lookup_elem(&m, &k);", Share: 0.64}, {Loc: "x.c:43", Share: 0.16}}
 	for _, c := range []struct {
 		name       string
 		pred, meas float64
 	}{{"slow", 10e6, 40e6}, {"tight", 10e6, 15e6}} {
-		r := result("ssp", c.pred, ran(example(c.pred, c.meas)))
+		ex := example(c.pred, c.meas)
+		ex.Expected = 2.5 * c.pred
+		r := result("ssp", c.pred, ran(ex))
 		r.Paths[0].Lines = lines
 		row := &Row{Program: c.name}
 		row.add(r)
@@ -125,11 +129,30 @@ func TestDominantLine(t *testing.T) {
 	if err := rep.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	want := "- slow, path example: predicted / measured 0.25; the bound's dearest line is x.c:42 (v = bpf_map_lookup_elem(&m, &k);), 64% of the path's cost"
+	want := "- slow, path example: predicted / measured 0.25; the bound's dearest line is x.c:42 (v = bpf_map_lookup_elem(&m, &k);), 64% of the path's cost" +
+		"; the guarantee is 0.40 of the expected rate: every cost at the p90\n"
 	if !strings.Contains(md.String(), want) {
 		t.Errorf("no %q in\n%s", want, md.String())
 	}
 	if strings.Contains(md.String(), "- tight") {
 		t.Errorf("a path within twice its prediction listed:\n%s", md.String())
+	}
+}
+
+// TestPricing: a known answer from a calibration with a speed probe and a
+// fit's margin, and nothing for a target without a calibration.
+func TestPricing(t *testing.T) {
+	tg := &target.Target{Calibration: &target.Calibration{Percentile: 90,
+		Spread: map[string]target.Spread{calibrate.SpeedKey: {Median: 59, High: 83.4}},
+		Fit:    &target.Fit{Kind: "envelope", Margin: 0.212}}}
+	want := "every cost at the p90 of runs carried to the slow state (speed probe 83.4 ns against 59 ns at its median, ×1.41), times the fit's hold-out margin ×1.212"
+	if got := pricing(tg); got != want {
+		t.Errorf("pricing:\n got %s\nwant %s", got, want)
+	}
+	if got := pricing(&target.Target{}); got != "" {
+		t.Errorf("pricing without a calibration: %q", got)
+	}
+	if got := loadPricing("no-such-target"); got != "" {
+		t.Errorf("pricing of a target that cannot be read: %q", got)
 	}
 }
