@@ -48,113 +48,90 @@ func ClassGroup(class string) string {
 // Scaled returns a copy of t whose costs in each group are multiplied by
 // scale[group]; groups scale does not name keep their costs.
 func (t *Target) Scaled(scale map[string]float64) *Target {
-	f := func(g string) float64 {
+	return t.mapCosts(nil, func(g string, v Vec, _ *Vec) Vec {
 		if s, ok := scale[g]; ok {
-			return s
+			return v.Times(s)
 		}
-		return 1
+		return v
+	})
+}
+
+// WithGroups returns a copy of t whose costs in the named groups are
+// from's, where from has the same cost; t's other costs are kept.
+func (t *Target) WithGroups(from *Target, groups ...string) *Target {
+	return t.mapCosts(from, func(g string, v Vec, w *Vec) Vec {
+		if w != nil && slices.Contains(groups, g) {
+			return *w
+		}
+		return v
+	})
+}
+
+// mapCosts returns a copy of t with every cost v replaced by f(group, v,
+// w), where w is the same cost in other (nil where other has none, or
+// other is nil): the one walk over a target's costs that Scaled and
+// WithGroups share, so that a cost is in exactly one group for both.
+func (t *Target) mapCosts(other *Target, f func(group string, v Vec, w *Vec) Vec) *Target {
+	var o Target
+	if other != nil {
+		o = *other
+	}
+	same := func(w Vec, ok bool) *Vec {
+		if !ok {
+			return nil
+		}
+		return &w
 	}
 	c := t.clone()
-	c.PerPacket = c.PerPacket.Times(f(GroupPerPacket))
+	c.PerPacket = f(GroupPerPacket, c.PerPacket, same(o.PerPacket, other != nil))
+	c.Taken = f(GroupBranch, c.Taken, same(o.Taken, other != nil))
+	c.NotTaken = f(GroupBranch, c.NotTaken, same(o.NotTaken, other != nil))
 	for class, v := range c.Classes {
-		c.Classes[class] = v.Times(f(ClassGroup(class)))
+		w, ok := o.Classes[class]
+		c.Classes[class] = f(ClassGroup(class), v, same(w, ok))
 	}
 	for key, v := range c.Chain {
-		c.Chain[key] = v.Times(f(GroupChain))
+		w, ok := o.Chain[key]
+		c.Chain[key] = f(GroupChain, v, same(w, ok))
 	}
-	c.Taken = c.Taken.Times(f(GroupBranch))
-	c.NotTaken = c.NotTaken.Times(f(GroupBranch))
-	for _, kinds := range c.Memory {
+	for r, kinds := range c.Memory {
 		for k, a := range kinds {
-			a.Cost = a.Cost.Times(f(GroupMemory))
+			b, ok := o.Memory[r][k]
+			a.Cost = f(GroupMemory, a.Cost, same(b.Cost, ok))
 			kinds[k] = a
 		}
 	}
 	for helper, byType := range c.Helpers {
 		for k, v := range byType {
-			byType[k] = v.Times(f(HelperGroup(helper)))
+			w, ok := o.Helpers[helper][k]
+			byType[k] = f(HelperGroup(helper), v, same(w, ok))
 		}
 	}
-	for _, byType := range c.PCV {
+	for pcv, byType := range c.PCV {
 		for k, v := range byType {
-			byType[k] = v.Times(f(GroupHelper))
+			w, ok := o.PCV[pcv][k]
+			byType[k] = f(GroupHelper, v, same(w, ok))
 		}
 	}
 	for helper, byType := range c.HelperKeys {
 		for mt, ks := range byType {
 			ks = slices.Clone(ks)
 			for i := range ks {
-				ks[i].Cost = ks[i].Cost.Times(f(HelperGroup(helper)))
+				j := slices.IndexFunc(o.HelperKeys[helper][mt], func(k KeyCost) bool { return k.Bytes == ks[i].Bytes })
+				var w *Vec
+				if j >= 0 {
+					w = &o.HelperKeys[helper][mt][j].Cost
+				}
+				ks[i].Cost = f(HelperGroup(helper), ks[i].Cost, w)
 			}
 			byType[mt] = ks
 		}
 	}
 	for helper, byType := range c.HelperOutcomes {
-		for _, byOutcome := range byType {
-			for o, v := range byOutcome {
-				byOutcome[o] = v.Times(f(HelperGroup(helper)))
-			}
-		}
-	}
-	return c
-}
-
-// WithGroups returns a copy of t whose costs in the named groups are
-// from's, where from has the same cost; t's other costs are kept.
-func (t *Target) WithGroups(from *Target, groups ...string) *Target {
-	in := func(g string) bool { return slices.Contains(groups, g) }
-	c := t.clone()
-	if in(GroupPerPacket) {
-		c.PerPacket = from.PerPacket
-	}
-	if in(GroupBranch) {
-		c.Taken, c.NotTaken = from.Taken, from.NotTaken
-	}
-	for class := range c.Classes {
-		if v, ok := from.Classes[class]; ok && in(ClassGroup(class)) {
-			c.Classes[class] = v
-		}
-	}
-	for key := range c.Chain {
-		if v, ok := from.Chain[key]; ok && in(GroupChain) {
-			c.Chain[key] = v
-		}
-	}
-	for r, kinds := range c.Memory {
-		for k, a := range kinds {
-			if b, ok := from.Memory[r][k]; ok && in(GroupMemory) {
-				a.Cost = b.Cost
-				kinds[k] = a
-			}
-		}
-	}
-	for helper, byType := range c.Helpers {
-		for k := range byType {
-			if v, ok := from.Helpers[helper][k]; ok && in(HelperGroup(helper)) {
-				byType[k] = v
-			}
-		}
-	}
-	for pcv, byType := range c.PCV {
-		for k := range byType {
-			if v, ok := from.PCV[pcv][k]; ok && in(GroupHelper) {
-				byType[k] = v
-			}
-		}
-	}
-	for helper, byType := range c.HelperKeys {
-		for mt := range byType {
-			if ks, ok := from.HelperKeys[helper][mt]; ok && in(HelperGroup(helper)) {
-				byType[mt] = slices.Clone(ks)
-			}
-		}
-	}
-	for helper, byType := range c.HelperOutcomes {
 		for mt, byOutcome := range byType {
-			for o := range byOutcome {
-				if v, ok := from.HelperOutcomes[helper][mt][o]; ok && in(HelperGroup(helper)) {
-					byOutcome[o] = v
-				}
+			for out, v := range byOutcome {
+				w, ok := o.HelperOutcomes[helper][mt][out]
+				byOutcome[out] = f(HelperGroup(helper), v, same(w, ok))
 			}
 		}
 	}
