@@ -7,8 +7,13 @@
 // Usage:
 //
 //	fleetcheck freeport
-//	fleetcheck wait-up -prom URL -n 2 [-timeout 60s]
+//	fleetcheck wait-up -prom URL -n 2 [-query EXPR] [-timeout 60s]
 //	fleetcheck compare -prom URL -at UNIXTIME -window 30s INSTANCE=REPORT.json...
+//
+// wait-up waits until EXPR (default up) gives at least n series of value
+// 1 or more: the targets up, or, with
+// -query 'max by (instance) (dpperf_profile_latency_seconds_count)', the
+// hosts whose latency series Prometheus has scraped.
 //
 // compare asks Prometheus' HTTP API, at UNIXTIME, for
 //
@@ -78,12 +83,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "wait-up":
 		fs := flag.NewFlagSet("wait-up", flag.ContinueOnError)
 		prom := fs.String("prom", "", "Prometheus base URL")
-		n := fs.Int("n", 1, "targets that must be up")
+		n := fs.Int("n", 1, "series that must be 1 or more")
+		query := fs.String("query", "up", "expression to wait for")
 		timeout := fs.Duration("timeout", 60*time.Second, "give up after")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		return waitUp(&client{base: *prom}, *n, *timeout, stderr)
+		return waitUp(&client{base: *prom}, *query, *n, *timeout, stderr)
 	case "compare":
 		fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 		prom := fs.String("prom", "", "Prometheus base URL")
@@ -183,23 +189,23 @@ func (c *client) query(expr string) ([]sample, error) {
 	return out, nil
 }
 
-// waitUp polls `up` until n targets report 1.
-func waitUp(c *client, n int, timeout time.Duration, log io.Writer) error {
+// waitUp polls query until n of its series are 1 or more.
+func waitUp(c *client, query string, n int, timeout time.Duration, log io.Writer) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		res, err := c.query("up")
+		res, err := c.query(query)
 		up := 0
 		for _, s := range res {
-			if s.Value == 1 {
+			if s.Value >= 1 {
 				up++
 			}
 		}
 		if err == nil && up >= n {
-			fmt.Fprintf(log, "fleetcheck: %d targets up\n", up)
+			fmt.Fprintf(log, "fleetcheck: %d series of %s at 1 or more\n", up, query)
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("after %v: %d of %d targets up (%v)", timeout, up, n, err)
+			return fmt.Errorf("after %v: %d of %d series of %s at 1 or more (%v)", timeout, up, n, query, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
