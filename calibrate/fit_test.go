@@ -103,26 +103,30 @@ func TestFitErrors(t *testing.T) {
 }
 
 // Held out, a program whose paths need a dearer scale than the others'
-// is short by the ratio of the two, and the envelope widens by that.
+// is short by the ratio of the two, of its own cost (the per-packet
+// overhead, the same for both, left out), and the envelope widens every
+// group but the overhead by that.
 func TestFitHoldOutKnownMargin(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	alu := []string{target.GroupALU}
+	ai, pi := slices.Index(target.Groups, target.GroupALU), slices.Index(target.Groups, target.GroupPerPacket)
 	a := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
 	b := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.5}, 0)
 	for _, s := range append(a, b...) {
-		// One group only, so that each program's scale is exact.
+		// ALU and the overhead only, so that each program's scale is
+		// exact; the overhead (not fitted) at its price.
 		for i := range s.Share {
-			if target.Groups[i] != target.GroupALU {
+			if i != ai && i != pi {
 				s.Share[i] = 0
 			}
 		}
-		s.High = s.Share[slices.Index(target.Groups, target.GroupALU)]
+		s.Share[pi] = 30
 	}
 	for _, s := range a {
-		s.Program, s.High = "a", 0.4*s.High
+		s.Program, s.High = "a", 30+0.4*s.Share[ai]
 	}
 	for _, s := range b {
-		s.Program, s.High = "b", 0.5*s.High
+		s.Program, s.High = "b", 30+0.5*s.Share[ai]
 	}
 	res, err := Fit(append(a, b...), FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
 	if err != nil {
@@ -138,8 +142,17 @@ func TestFitHoldOutKnownMargin(t *testing.T) {
 	if math.Abs(res.Margin-0.25) > 1e-6 || math.Abs(res.Scale[target.GroupALU]-0.625) > 1e-6 {
 		t.Errorf("margin %g, scale %g: want 0.25 and 0.5 × 1.25", res.Margin, res.Scale[target.GroupALU])
 	}
-	if res.ErrMin < 0.25-1e-6 {
-		t.Errorf("widened envelope: least error %g, want 0.25", res.ErrMin)
+	if f, ok := res.Scale[target.GroupPerPacket]; ok && f != 1 {
+		t.Errorf("per_packet scaled %g: the overhead is not widened", f)
+	}
+	if f := res.Scale[target.GroupHelper]; math.Abs(f-1.25) > 1e-9 {
+		t.Errorf("helper (not fitted) scaled %g, want 1.25", f)
+	}
+	for _, s := range b {
+		// Each of b's paths: its own cost a quarter above 0.5's.
+		if want := 30 + 0.625*s.Share[ai]; math.Abs(s.Predicted(res.Scale)-want) > 1e-6 {
+			t.Errorf("b predicted %g, want %g", s.Predicted(res.Scale), want)
+		}
 	}
 	one, err := Fit(b, FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
 	if err != nil || one.HeldOut != nil || one.Margin != 0 {

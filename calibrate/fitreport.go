@@ -169,7 +169,7 @@ func (v *FitReport) WriteText(w io.Writer) error {
 			worst = h
 		}
 	}
-	_, err = fmt.Fprintf(w, "held out: %d programs, each against a fit of the others; the worst, %s, %+.1f%% of that prediction; envelope widened by %.1f%%\n",
+	_, err = fmt.Fprintf(w, "held out: %d programs, each against a fit of the others; the worst, %s, %+.1f%% of that prediction's own cost (the per-packet overhead left out); every group but per_packet widened by %.1f%%\n",
 		len(v.HeldOut), worst.Program, 100*worst.Short, 100*v.Margin)
 	return err
 }

@@ -42,7 +42,7 @@ func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 		h := HeldOut{Program: p, Short: -1}
 		for _, s := range own {
 			pred := s.Predicted(res.Scale)
-			h.Short = max(h.Short, (s.High-pred)/pred)
+			h.Short = max(h.Short, (s.High-pred)/ownCost(s, res.Scale))
 		}
 		out = append(out, h)
 	}
@@ -60,13 +60,28 @@ func programsOf(samples []*Sample) []string {
 	return progs
 }
 
-// widen multiplies every group's scale by 1 + margin, the groups outside
-// the fit (scale 1) too: the shortfall is of whole predictions.
+// ownCost is a sample's predicted time but the per-packet overhead: the
+// part of the prediction that depends on the program.
+func ownCost(s *Sample, scale map[string]float64) float64 {
+	pp := slices.Index(target.Groups, target.GroupPerPacket)
+	f, ok := scale[target.GroupPerPacket]
+	if !ok {
+		f = 1
+	}
+	return s.Predicted(scale) - f*s.Share[pp]
+}
+
+// widen multiplies every group's scale but the per-packet overhead's by
+// 1 + margin, the groups outside the fit (scale 1) too: the shortfall is
+// of the program's own cost.
 func widen(scale map[string]float64, margin float64) {
 	if margin <= 0 {
 		return
 	}
 	for _, g := range target.Groups {
+		if g == target.GroupPerPacket {
+			continue
+		}
 		if s, ok := scale[g]; ok {
 			scale[g] = s * (1 + margin)
 		} else {

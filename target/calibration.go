@@ -50,8 +50,9 @@ type Fit struct {
 	ErrMin    float64 `yaml:"err_min"`
 	ErrMedian float64 `yaml:"err_median"`
 	ErrMax    float64 `yaml:"err_max"`
-	// Margin: the envelope widened by this fraction, the largest shortfall
-	// of a program under a fit of the other programs (0: not held out).
+	// Margin: every group but per_packet widened by this fraction, the
+	// largest shortfall of a program's own cost under a fit of the other
+	// programs (0: not held out).
 	Margin float64 `yaml:"margin,omitempty"`
 }
 

@@ -24,7 +24,7 @@ func pricing(t *target.Target) string {
 		why = append(why, fmt.Sprintf("every cost at the p%g of its runs", c.Percentile))
 	}
 	if f := c.Fit; f != nil && f.Margin > 0 {
-		why = append(why, fmt.Sprintf("times the fit's hold-out margin ×%.3f", 1+f.Margin))
+		why = append(why, fmt.Sprintf("the program's own cost (all but the per-packet overhead) times the fit's hold-out margin ×%.3f", 1+f.Margin))
 	}
 	return strings.Join(why, ", ")
 }

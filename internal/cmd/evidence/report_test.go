@@ -145,7 +145,7 @@ func TestPricing(t *testing.T) {
 	tg := &target.Target{Calibration: &target.Calibration{Percentile: 90,
 		Spread: map[string]target.Spread{calibrate.SpeedKey: {Median: 59, High: 83.4}},
 		Fit:    &target.Fit{Kind: "envelope", Margin: 0.212}}}
-	want := "every cost at the p90 of runs carried to the slow state (speed probe 83.4 ns against 59 ns at its median, ×1.41), times the fit's hold-out margin ×1.212"
+	want := "every cost at the p90 of runs carried to the slow state (speed probe 83.4 ns against 59 ns at its median, ×1.41), the program's own cost (all but the per-packet overhead) times the fit's hold-out margin ×1.212"
 	if got := pricing(tg); got != want {
 		t.Errorf("pricing:\n got %s\nwant %s", got, want)
 	}
