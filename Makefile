@@ -108,7 +108,9 @@ bench: setup build bpf
 # otherwise idle machine. First MUTANTS mutated objects through every command
 # with a time limit (docs/evidence/DATE-mutants.md: overruns, exit codes,
 # stack traces); then `make evidence-bound`: this machine calibrated afresh
-# (targets calibrate --host), and the bound of every program below held
+# and fitted (`make calibrate fit`, about 12 minutes; CALIBRATE=no keeps
+# build/host-fit.yaml; EVIDENCE_TARGET=host takes the quick calibration of
+# `--target host` instead), and the bound of every program below held
 # against REPS replays of its example with BPF_PROG_TEST_RUN, every path a
 # replay runs against its own predicted rate, written to
 # docs/evidence/DATE-bound-*.{md,json} (fails on a violated guarantee); then the profiler's timing tests
@@ -116,7 +118,8 @@ bench: setup build bpf
 # then the path models fitted to profiles and checked at other loads (loop
 # device and the NVMe/TCP guest, docs/evidence/model-fit-*-DATE.md).
 REPS            ?= 5
-EVIDENCE_TARGET ?= host
+EVIDENCE_TARGET ?= build/host-fit.yaml
+CALIBRATE       ?= yes
 MUTANTS         ?= 200
 MUTANT_OBJS     := $(filter-out %/test_xdp_noinline.o,$(wildcard $(BPF_OUT)/*.o)) $(wildcard /usr/lib/x86_64-linux-gnu/bpf/*.o)
 EVIDENCE_PROGS  := $(addprefix $(BPF_OUT)/,fig2.o parser.o counter.o loop.o call.o legacy.o flowtable.o flowcount.o flowcount_v2.o) \
@@ -135,6 +138,9 @@ evidence: setup build bpf
 
 .PHONY: evidence-bound
 evidence-bound: setup build bpf
+ifeq ($(EVIDENCE_TARGET)$(CALIBRATE),build/host-fit.yamlyes)
+	$(MAKE) calibrate fit
+endif
 	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)
 
 # Path explosion: stream intermediate bounds of explode_pairs for DURATION
