@@ -138,7 +138,7 @@ evidence: setup build bpf
 
 .PHONY: evidence-bound
 evidence-bound: setup build bpf
-ifeq ($(EVIDENCE_TARGET)$(CALIBRATE),build/host-fit.yamlyes)
+ifeq ($(EVIDENCE_TARGET):$(CALIBRATE),build/host-fit.yaml:yes)
 	$(MAKE) calibrate fit
 endif
 	$(GO) run ./internal/cmd/evidence -bin $(BIN) -target $(EVIDENCE_TARGET) -reps $(REPS) -out docs/evidence $(EVIDENCE_PROGS)

@@ -42,7 +42,8 @@ func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 		h := HeldOut{Program: p, Short: -1}
 		for _, s := range own {
 			pred := s.Predicted(res.Scale)
-			h.Short = max(h.Short, (s.High-pred)/ownCost(s, res.Scale))
+			own := pred - perPacketCost(s, res.Scale)
+			h.Short = max(h.Short, (s.High-pred)/own)
 		}
 		out = append(out, h)
 	}
@@ -60,15 +61,14 @@ func programsOf(samples []*Sample) []string {
 	return progs
 }
 
-// ownCost is a sample's predicted time but the per-packet overhead: the
-// part of the prediction that depends on the program.
-func ownCost(s *Sample, scale map[string]float64) float64 {
-	pp := slices.Index(target.Groups, target.GroupPerPacket)
+// perPacketCost is the per-packet overhead's part of a sample's predicted
+// time; the rest, the program's own cost, is what depends on the program.
+func perPacketCost(s *Sample, scale map[string]float64) float64 {
 	f, ok := scale[target.GroupPerPacket]
 	if !ok {
 		f = 1
 	}
-	return s.Predicted(scale) - f*s.Share[pp]
+	return f * s.Share[slices.Index(target.Groups, target.GroupPerPacket)]
 }
 
 // widen multiplies every group's scale but the per-packet overhead's by
