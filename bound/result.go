@@ -54,18 +54,22 @@ type Result struct {
 
 // SearchInfo describes a search for the slowest satisfiable path.
 type SearchInfo struct {
-	Workers    int     `json:"workers"`
-	Checked    int     `json:"paths_checked"`     // paths decided, in order
-	Refuted    int     `json:"paths_refuted"`     // of which impossible
-	Unknown    int     `json:"paths_unknown"`     // solver timeouts, taken as possible
-	Larger     int     `json:"paths_larger"`      // possible only with packets too long to lower the bit rate
-	Folded     int     `json:"refuted_folded"`    // refuted by a constant condition, without the solver
-	ByLemma    int     `json:"refuted_by_lemma"`  // refuted by a lemma another path taught, without the solver
-	Lemmas     int     `json:"lemmas"`            // refuted windows learned (symex.Lemmas)
-	ByFamily   int     `json:"refuted_by_family"` // refuted as members of a family proven impossible, without the solver
-	Families   int     `json:"families"`          // families of paths proven impossible and left out of the enumeration
-	Twins      int     `json:"families_twins"`    // of which twins, one loop iteration apart, of another
-	Solver     int     `json:"solver_checks"`
+	Workers  int `json:"workers"`
+	Checked  int `json:"paths_checked"`     // paths decided, in order
+	Refuted  int `json:"paths_refuted"`     // of which impossible
+	Unknown  int `json:"paths_unknown"`     // solver timeouts, taken as possible
+	Larger   int `json:"paths_larger"`      // possible only with packets too long to lower the bit rate
+	Folded   int `json:"refuted_folded"`    // refuted by a constant condition, without the solver
+	ByLemma  int `json:"refuted_by_lemma"`  // refuted by a lemma another path taught, without the solver
+	Lemmas   int `json:"lemmas"`            // refuted windows learned (symex.Lemmas)
+	ByFamily int `json:"refuted_by_family"` // refuted as members of a family proven impossible, without the solver
+	Families int `json:"families"`          // families of paths proven impossible and left out of the enumeration
+	Twins    int `json:"families_twins"`    // of which twins, one loop iteration apart, of another
+	Solver   int `json:"solver_checks"`
+	// Uninverted counts satisfiable paths whose example was left
+	// approximate without solving for their hashes, which the solver
+	// could not do in time on another path (symex.Checker.Uninverted).
+	Uninverted int     `json:"examples_uninverted"`
 	Prefixes   int     `json:"refuted_prefixes"` // prefixes pruned from the enumeration
 	Enumerated int     `json:"paths_enumerated"`
 	Seconds    float64 `json:"seconds"`

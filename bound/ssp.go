@@ -164,6 +164,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 		s.stats.ByLemma += ch.ByLemma
 		s.stats.ByFamily += ch.ByFamily
 		s.stats.Twins += ch.Twins
+		s.stats.Uninverted += ch.Uninverted
 	}
 	s.stats.Lemmas = lemmas.Len()
 	s.stats.Families = len(lemmas.Families())

@@ -103,6 +103,11 @@ type Checker struct {
 	// PathTime and PrefixTime are the solver's time on whole paths and on
 	// the search for refuted prefixes.
 	PathTime, PrefixTime time.Duration
+	// uninverted holds the sets of hash equalities (abstractions) the
+	// solver ran out of time solving on some path; Uninverted counts the
+	// examples left approximate because their path tests one of them.
+	uninverted map[string]bool
+	Uninverted int
 }
 
 type level struct {

@@ -3,6 +3,7 @@ package symex
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,4 +243,42 @@ func TestExamplesWithHashes(t *testing.T) {
 	if abstracted == 0 || verdicts[3] == 0 || verdicts[2] == 0 {
 		t.Errorf("%d paths with abstracted hashes, verdicts %v: want some, and both XDP_TX and XDP_PASS", abstracted, verdicts)
 	}
+}
+
+// TestExampleUninverted: hashes the solver could not solve for on one path
+// are not solved for again on another that tests them: the example of the
+// label walk's path where the hash equals 12345 stays approximate, with
+// the model of the free hash, and is counted. Without the record the same
+// path's example is exact (TestExamplesWithHashes).
+func TestExampleUninverted(t *testing.T) {
+	g := graphOf(t, testobj.Built(t, "labels"), "")
+	c, err := NewChecker(g, Options{Abstract: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, p := range allPaths(t, g, 1000) {
+		out, err := c.Check(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eqs := c.abstractions()
+		if out.Result != smt.Sat || len(eqs) == 0 || !c.abstractionsConstrain(c.levels[len(c.levels)-1].st) {
+			continue
+		}
+		c.uninverted = map[string]bool{strings.Join(eqs, " "): true}
+		before := c.Uninverted
+		ex, err := c.Example(context.Background())
+		if err != nil || ex == nil {
+			t.Fatalf("example: %v, %v", ex, err)
+		}
+		if ex.Verdict != 3 {
+			continue // the free-hash packet, pinned, already takes this path
+		}
+		if !ex.Approx || c.Uninverted != before+1 {
+			t.Errorf("example approximate %v, %d uninverted; want approximate, 1", ex.Approx, c.Uninverted-before)
+		}
+		return
+	}
+	t.Fatal("no path tests the hash against 12345: the test checks nothing")
 }
