@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/dpperf/dpperf/cfg"
@@ -128,8 +129,14 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 			return nil, err
 		}
 	}
+	// Every worker closes its checker (and kills its solvers) before the
+	// search returns: a solver left running past the process would keep
+	// a core busy, under a replay that follows (--measure) too.
+	var closed sync.WaitGroup
 	for _, ch := range checkers {
+		closed.Add(1)
 		go func() {
+			defer closed.Done()
 			defer ch.Close()
 			for j := range jobs {
 				v := verdict{rank: j.rank}
@@ -154,6 +161,7 @@ func SSP(ctx context.Context, c *Costed, opts SearchOptions) (*Result, error) {
 	for range s.inflight {
 		<-verdicts
 	}
+	closed.Wait()
 	notes := map[string]bool{}
 	for _, ch := range checkers {
 		for _, n := range ch.Notes() {

@@ -2,8 +2,10 @@ package bound
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,4 +156,54 @@ func TestSSPToleranceEndsOutcomeSearch(t *testing.T) {
 	if r.Search.Checked >= 100 {
 		t.Errorf("%d paths checked: the tolerance did not end the search", r.Search.Checked)
 	}
+}
+
+// TestSSPLeavesNoSolver: when a search returns, cut short with checks in
+// flight on two workers, every solver it started has been killed and
+// reaped: none is left a child of this process to keep a core busy.
+func TestSSPLeavesNoSolver(t *testing.T) {
+	p, err := bpfprog.LoadFile(testobj.Built(t, "test_xdp_noinline"), "balancer_ingress_v4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cfg.Build(p, cfg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cost(g, mustTarget(t, "x86-64"))
+	for _, n := range []int{3, 30, 130} {
+		if _, err := SSP(context.Background(), c, SearchOptions{Workers: 2, MaxChecks: n}); err != nil {
+			t.Fatal(err)
+		}
+		if kids := children(t); len(kids) > 0 {
+			t.Fatalf("processes left after the search: %v", kids)
+		}
+	}
+}
+
+// children lists this process's child processes (pid and command).
+func children(t *testing.T) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := strconv.Itoa(os.Getpid())
+	var out []string
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		// pid (comm) state ppid ...; comm may hold spaces.
+		s := string(b)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 {
+			continue
+		}
+		if f := strings.Fields(s[end+1:]); len(f) > 1 && f[1] == self {
+			out = append(out, s[:end+1])
+		}
+	}
+	return out
 }
