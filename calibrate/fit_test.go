@@ -160,6 +160,44 @@ func TestFitHoldOutKnownMargin(t *testing.T) {
 	}
 }
 
+// TestFitHoldOutNoOwnCost: a held-out program whose own cost a fit of the
+// others puts at 0 (the others' times are the overhead alone, so their ALU
+// scale is fitted to its minimum 0) sets no margin: the margin is a share
+// of the own cost, and there is none to widen (it was +Inf). The envelope
+// still covers the program, fitted with it.
+func TestFitHoldOutNoOwnCost(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	alu := []string{target.GroupALU}
+	ai, pi := slices.Index(target.Groups, target.GroupALU), slices.Index(target.Groups, target.GroupPerPacket)
+	a := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
+	b := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
+	c := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
+	for _, s := range slices.Concat(a, b, c) {
+		for i := range s.Share {
+			if i != ai && i != pi {
+				s.Share[i] = 0
+			}
+		}
+		s.Share[pi] = 30
+	}
+	for _, s := range a {
+		s.Program, s.High, s.Median = "a", 30, 30
+	}
+	for _, s := range b {
+		s.Program, s.High, s.Median = "b", 30, 30
+	}
+	for _, s := range c {
+		s.Program, s.High = "c", 30+0.4*s.Share[ai]
+	}
+	res, err := Fit(slices.Concat(a, b, c), FitOptions{Kind: Envelope, Groups: alu, Min: 0, Max: 2, HoldOut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Margin != 0 || math.Abs(res.Scale[target.GroupALU]-0.4) > 1e-6 {
+		t.Errorf("margin %g, ALU scale %g: want 0 and 0.4; held out %v", res.Margin, res.Scale[target.GroupALU], res.HeldOut)
+	}
+}
+
 // TestSetHigh: a sample's High is the percentile of its slow-state runs
 // when it has them, of its runs as measured otherwise.
 func TestSetHigh(t *testing.T) {

@@ -18,7 +18,8 @@ type HeldOut struct {
 
 // holdOut fits the envelope once per program, without that program's
 // samples, and measures each program against the fit of the others. Fewer
-// than two programs: nothing to hold out (nil).
+// than two programs: nothing to hold out (nil). A program none of whose
+// paths has a cost of its own under the fit (Short −1) sets no margin.
 func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 	progs := programsOf(samples)
 	if len(progs) < 2 {
@@ -43,6 +44,11 @@ func holdOut(samples []*Sample, opts FitOptions) ([]HeldOut, error) {
 		for _, s := range own {
 			pred := s.Predicted(res.Scale)
 			own := pred - perPacketCost(s, res.Scale)
+			if own <= 0 {
+				// Only the per-packet overhead, which the margin does
+				// not widen: the path says nothing of it.
+				continue
+			}
 			h.Short = max(h.Short, (s.High-pred)/own)
 		}
 		out = append(out, h)
