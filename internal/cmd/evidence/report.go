@@ -37,6 +37,12 @@ type Report struct {
 	// Programs with a path whose median replay at the slow speed ran
 	// below its prediction: the guarantee fails in the core's slow state.
 	SlowStateBelow int `json:"slow_state_below"`
+	// ReplaySpeed is the median over every replay of measured / carried
+	// to the slow speed: how much faster than the slow state, which the
+	// guarantee is priced for, the core ran the replays. A guarantee is
+	// at most 1/ReplaySpeed of a replay at that speed (calibrations with
+	// a probe).
+	ReplaySpeed float64 `json:"median_replay_speed,omitempty"`
 	// Over the same paths at the calibration's medians (calibrated targets).
 	MedianExpectedRatio float64 `json:"median_expected_ratio,omitempty"`
 	// Pricing says what the target's guarantee takes over a typical run
@@ -150,7 +156,7 @@ func (row *Row) path(path, how string) *PathRow {
 }
 
 func (rep *Report) summarize() {
-	var ratios, slowRatios, expRatios, stateRatios []float64
+	var ratios, slowRatios, expRatios, stateRatios, speeds []float64
 	rep.Compared, rep.Violations, rep.SlowStateBelow = 0, 0, 0
 	for _, row := range rep.Rows {
 		for _, p := range row.Paths {
@@ -173,6 +179,13 @@ func (rep *Report) summarize() {
 			if len(p.AtSlow) > 0 {
 				p.SlowState = median(slices.Clone(p.AtSlow))
 				p.SlowStateRatio = p.Predicted / p.SlowState
+			}
+			if len(p.AtSlow) == len(p.Measured) {
+				for i, m := range p.Measured {
+					if p.AtSlow[i] > 0 {
+						speeds = append(speeds, m/p.AtSlow[i])
+					}
+				}
 			}
 		}
 		if row.Status == "intermediate" {
@@ -211,6 +224,7 @@ func (rep *Report) summarize() {
 	rep.MedianSlowestRatio = median(slowRatios)
 	rep.MedianExpectedRatio = median(expRatios)
 	rep.MedianSlowStateRatio = median(stateRatios)
+	rep.ReplaySpeed = median(speeds)
 }
 
 func median(xs []float64) float64 {
@@ -309,6 +323,10 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, " (on each program's first path).")
 	if rep.MedianSlowStateRatio > 0 {
 		fmt.Fprintf(w, "Programs with a path below its prediction at the slow speed: %d.\n", rep.SlowStateBelow)
+	}
+	if rep.ReplaySpeed > 0 {
+		fmt.Fprintf(w, "The replays ran at a median of ×%.2f the speed of the calibration's slow state (speed probe): "+
+			"a guarantee priced for the slow state is at most %.2f of such a replay.\n", rep.ReplaySpeed, 1/rep.ReplaySpeed)
 	}
 	for _, r := range rep.Rows {
 		if r.Status != "held" && r.Status != "VIOLATED" {

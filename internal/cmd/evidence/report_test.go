@@ -105,6 +105,28 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestReplaySpeed: the replays' speed over the slow state is the median
+// over every replay of measured / carried to the slow speed (here 2, 2.5
+// and 1, on two paths), and the report says what it leaves a guarantee.
+func TestReplaySpeed(t *testing.T) {
+	rep := &Report{Date: "2026-11-25T00:00:00Z", Target: "host", Reps: 2}
+	row := &Row{Program: "a"}
+	row.add(result("ssp", 5e6, ran(atSlow(5e6, 20e6, 10e6), bound.PathCheck{Path: "repeats", How: "repeated", Predicted: 8e6, Measured: 12e6, AtSlowSpeed: 12e6})))
+	row.add(result("ssp", 5e6, ran(atSlow(5e6, 25e6, 10e6))))
+	rep.Rows = []*Row{row}
+	rep.summarize()
+	if rep.ReplaySpeed != 2 {
+		t.Errorf("replay speed %g, want 2", rep.ReplaySpeed)
+	}
+	var md strings.Builder
+	if err := rep.writeMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := "median of ×2.00 the speed of the calibration's slow state (speed probe): a guarantee priced for the slow state is at most 0.50 of such a replay."; !strings.Contains(md.String(), want) {
+		t.Errorf("no %q in\n%s", want, md.String())
+	}
+}
+
 // TestDominantLine: a path that runs at more than twice its prediction is
 // listed with the bound path's dearest line and its share; one within
 // twice is not.
