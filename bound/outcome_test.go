@@ -8,11 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf/asm"
-
 	"github.com/dpperf/dpperf/bpfprog"
 	"github.com/dpperf/dpperf/cfg"
 	"github.com/dpperf/dpperf/internal/testobj"
+	"github.com/dpperf/dpperf/smt"
 	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 )
@@ -37,7 +36,7 @@ func sspOf(t *testing.T, name, tgt string) (*Costed, *Result) {
 
 // TestOutcomeKnownAnswers: flowcount's slowest satisfiable path misses its
 // flow and inserts it, and its lookup is priced with the miss figure (20 ns,
-// 14.8 below the dearest outcome); counter's hits its source, priced with
+// 14.8 below the dearest outcome), its insert at the dearest update; counter's hits its source, priced with
 // the hit figure (30 ns, 4.8 below). The bound's cost falls by exactly the
 // saving, and the expected rate and a replay's check price the path the
 // same way.
@@ -52,8 +51,10 @@ func TestOutcomeKnownAnswers(t *testing.T) {
 		co, r := sspOf(t, c.name, outcomesTarget)
 		_, plain := sspOf(t, c.name, "../target/testdata/calibrated.yaml")
 		pr := r.Paths[0]
-		if len(pr.Lookups) != 1 {
-			t.Fatalf("%s: lookups %+v, want one", c.name, pr.Lookups)
+		// flowcount's path inserts its flow after the miss, at the
+		// dearest price: only the lookup saves.
+		if n := len(pr.Lookups); n < 1 || n > 2 || n == 2 && pr.Lookups[1].Outcome != target.OutcomeInsert {
+			t.Fatalf("%s: map operations %+v, want a lookup and at most an insert", c.name, pr.Lookups)
 		}
 		l := pr.Lookups[0]
 		if l.Outcome != c.outcome || l.Priced != c.outcome || math.Abs(l.Cost["cpu"]-c.price) > 1e-6 {
@@ -146,17 +147,82 @@ func TestOutcomeCostNeverExceedsExact(t *testing.T) {
 	}
 }
 
-// patternLookups gives a path's lookups outcomes by pattern: all hits, all
-// misses, or alternating.
+// patternLookups gives a path's map operations outcomes by pattern: all
+// keys found, none, or alternating.
 func patternLookups(g *cfg.Graph, edges []int32, pattern int) []symex.Lookup {
 	var out []symex.Lookup
 	for _, e := range edges {
 		for _, op := range g.Nodes[g.Edges[e].From].Ops {
-			if op.Kind == cfg.OpHelper && op.Helper == asm.FnMapLookupElem {
+			if op.Kind == cfg.OpHelper && pricedByOutcome(op.Helper) {
 				found := pattern == 0 || pattern == 2 && len(out)%2 == 0
 				out = append(out, symex.Lookup{Insn: int(op.Insn), Found: found})
 			}
 		}
 	}
 	return out
+}
+
+// TestOutcomeUpdatesKnownAnswers: examples/xdp/refresh.c writes a found
+// source back with an update (replace), inserts a new one, and deletes one
+// over budget; its first update, of a key no lookup tested, is left open.
+// On every possible path the example's outcomes price the operations: the
+// lookup at 30 ns on a hit and 20 on a miss, the replace at 50 and the
+// insert at 81.3 (the dearest), the delete of a found key at 93.9 (the
+// dearest too), the open update at the dearest, so that each path costs
+// the known saving below ExactCost.
+func TestOutcomeUpdatesKnownAnswers(t *testing.T) {
+	g := graphOf(t, "refresh")
+	c := Cost(g, mustTarget(t, outcomesTarget))
+	ch, err := symex.NewChecker(g, symex.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	o, err := NewOrdered(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for {
+		p, ok := o.Next()
+		if !ok {
+			break
+		}
+		out, err := ch.Check(context.Background(), p.Edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Result != smt.Sat {
+			continue
+		}
+		ex, err := ch.Example(context.Background())
+		if err != nil || ex == nil {
+			t.Fatalf("example: %v, %v", ex, err)
+		}
+		cost, ls := c.OutcomeCost(p.Edges, ex.Lookups)
+		saving := 0.0
+		var outcomes []string
+		for _, l := range ls {
+			outcomes = append(outcomes, l.Map+":"+l.Helper+":"+l.Outcome)
+			if l.Map == "last" && l.Outcome != outcomeUnknown {
+				t.Errorf("the update of last, which no lookup tests, is %s", l.Outcome)
+			}
+			saving += map[string]float64{"hit/map_lookup_elem": 34.8 - 30, "miss/map_lookup_elem": 34.8 - 20,
+				"replace/map_update_elem": 81.3 - 50}[l.Outcome+"/"+l.Helper]
+		}
+		key := strings.Join(outcomes, " ")
+		seen[key] = true
+		if got := c.ExactCost(p.Edges)[0] - cost[0]; math.Abs(got-saving) > 1e-6 {
+			t.Errorf("path %s: saves %g ns, want %g", key, got, saving)
+		}
+	}
+	for _, want := range []string{
+		"last:map_update_elem:unknown budget:map_lookup_elem:hit budget:map_update_elem:replace",
+		"last:map_update_elem:unknown budget:map_lookup_elem:miss budget:map_update_elem:insert",
+		"last:map_update_elem:unknown budget:map_lookup_elem:hit budget:map_delete_elem:hit",
+	} {
+		if !seen[want] {
+			t.Errorf("no path priced %s; priced %v", want, seen)
+		}
+	}
 }

@@ -50,8 +50,17 @@ type MapEntry struct {
 
 // Example asks the solver for the smallest packet, and the map contents,
 // that drive the program along the path of the last Check, which must have
-// been satisfiable.
+// been satisfiable. Its updates and deletes keep their outcome only where
+// the path fixes it (fixOutcomes).
 func (c *Checker) Example(ctx context.Context) (*Example, error) {
+	ex, err := c.example(ctx)
+	if ex == nil || err != nil {
+		return ex, err
+	}
+	return ex, c.fixOutcomes(ctx, ex)
+}
+
+func (c *Checker) example(ctx context.Context) (*Example, error) {
 	if len(c.levels) == 0 {
 		return nil, fmt.Errorf("no path loaded")
 	}

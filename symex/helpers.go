@@ -39,6 +39,7 @@ func (m *machine) helper(fn asm.BuiltinFunc) error {
 		m.noteLookup(v)
 		res = v
 	case asm.FnMapUpdateElem, asm.FnMapDeleteElem:
+		m.notePresence(r(asm.R1), r(asm.R2))
 		m.forget(r(asm.R1))
 		res = m.status("e")
 		m.describe("call", res.off, fn, r(asm.R1))
@@ -146,14 +147,8 @@ func (m *machine) lookup(mp, keyPtr value) (value, error) {
 	// The map's contents since its last update are two functions of the
 	// key, whether an element is there and its value: lookups of equal
 	// keys meet the same element, whatever the keys' terms.
-	has, val := m.contents(mp.obj)
-	var found term
-	switch spec.Type {
-	case ebpf.Array, ebpf.PerCPUArray:
-		found = b.cmpBool(asm.JLT, key, konst(key.w, uint64(spec.MaxEntries)))
-	default:
-		found = b.defRaw(1, "("+has+" "+key.s+")")
-	}
+	found := m.inMap(mp.obj, key)
+	_, val := m.contents(mp.obj)
 	v := m.newObjectIn(mp.obj, int(spec.ValueSize), key, found, "("+val+" "+key.s+")")
 	st.lookups[cacheKey] = v.obj
 	return v, nil

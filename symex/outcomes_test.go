@@ -11,12 +11,13 @@ import (
 	"github.com/dpperf/dpperf/smt"
 )
 
-// pathLookups lists the instructions of a path's map lookups, in order.
+// pathLookups lists the instructions of a path's map lookups, updates and
+// deletes, in order.
 func pathLookups(g *cfg.Graph, edges []int32) []int {
 	var out []int
 	for _, e := range edges {
 		for _, op := range g.Nodes[g.Edges[e].From].Ops {
-			if op.Kind == cfg.OpHelper && op.Helper == asm.FnMapLookupElem {
+			if op.Kind == cfg.OpHelper && (op.Helper == asm.FnMapLookupElem || op.Helper == asm.FnMapUpdateElem || op.Helper == asm.FnMapDeleteElem) {
 				out = append(out, int(op.Insn))
 			}
 		}
