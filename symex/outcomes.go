@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -29,11 +28,6 @@ type Lookup struct {
 // unknownOutcome stands for the term of an operation whose outcome the
 // model does not decide, in "; @present INSN unknown".
 const unknownOutcome = "unknown"
-
-// fixedLimit bounds the check that an update's or delete's outcome is
-// fixed: one that runs out of time leaves it Unknown, priced at the
-// dearest outcome.
-const fixedLimit = 500 * time.Millisecond
 
 // noteLookup writes "; @found INSN NULL" for a lookup's result v: the Bool
 // that the lookup returned NULL (v.null), which Example evaluates.
@@ -164,7 +158,8 @@ func (c *Checker) fixOutcomes(ctx context.Context, ex *Example) error {
 }
 
 // checkWith checks the loaded path with cond, in a scope of its own,
-// within fixedLimit.
+// within the solver's timeout: one that runs out leaves the outcome
+// Unknown, priced at the dearest.
 func (c *Checker) checkWith(ctx context.Context, cond string) (smt.Result, error) {
 	n := len(c.levels)
 	if err := c.solverAt(n); err != nil {
@@ -177,7 +172,7 @@ func (c *Checker) checkWith(ctx context.Context, cond string) (smt.Result, error
 	if err := s.Send("(assert " + cond + ")"); err != nil {
 		return smt.Unknown, err
 	}
-	res, err := c.checkAt(ctx, n, fixedLimit)
+	res, err := c.checkAt(ctx, n, 0)
 	if c.s == s {
 		if perr := s.Pop(); perr != nil && err == nil {
 			err = perr
