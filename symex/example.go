@@ -50,8 +50,8 @@ type MapEntry struct {
 
 // Example asks the solver for the smallest packet, and the map contents,
 // that drive the program along the path of the last Check, which must have
-// been satisfiable. Its updates and deletes keep their outcome only where
-// the path fixes it (fixOutcomes).
+// been satisfiable. Its map operations keep their outcome only where the
+// path fixes it (fixOutcomes).
 func (c *Checker) Example(ctx context.Context) (*Example, error) {
 	ex, err := c.example(ctx)
 	if ex == nil || err != nil {

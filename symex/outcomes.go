@@ -14,11 +14,10 @@ import (
 // Lookup is a map operation on an example's path whose cost depends on
 // whether its key is in the map: a lookup (bpf_map_lookup_elem), an update
 // (replace or insert) or a delete (hit or miss). Found says the key is
-// there, in the example's model. An update or delete is Unknown unless the
-// path fixes it: no input that takes the path finds the map otherwise (a
-// lookup of the same key that the path tested against NULL, say). A
-// lookup's outcome is the model's: a path tests a lookup's result before
-// it uses it.
+// there, in the example's model. An operation is Unknown unless the path
+// fixes it: no input that takes the path finds the map otherwise (a lookup
+// whose result the path tests against NULL; an update of the same key
+// after it, with no update of the map in between).
 type Lookup struct {
 	Insn    int
 	Found   bool
@@ -66,12 +65,12 @@ func (m *machine) inMap(mapIdx int, key term) term {
 	return b.defRaw(1, "("+has+" "+key.s+")")
 }
 
-// outcomeNote is one "; @found" or "; @present" comment of the loaded
-// path: the operation's instruction and the Bool that its key is absent.
+// outcomeNote is one "; @found" (lookup) or "; @present" (update, delete)
+// comment of the loaded path: the operation's instruction and the Bool
+// that its key is absent.
 type outcomeNote struct {
-	insn    int
-	absent  string
-	present bool // an update or delete, whose outcome the path may leave open
+	insn   int
+	absent string
 }
 
 // outcomeNotes lists the loaded path's map operations with an outcome, in
@@ -81,11 +80,10 @@ func (c *Checker) outcomeNotes() []outcomeNote {
 	for _, l := range c.levels {
 		for _, line := range l.text {
 			rest, ok := strings.CutPrefix(line, "; @found ")
-			present := false
 			if !ok {
-				rest, present = strings.CutPrefix(line, "; @present ")
+				rest, ok = strings.CutPrefix(line, "; @present ")
 			}
-			if !ok && !present {
+			if !ok {
 				continue
 			}
 			f := strings.Fields(rest)
@@ -93,7 +91,7 @@ func (c *Checker) outcomeNotes() []outcomeNote {
 			if err != nil || len(f) < 2 {
 				continue
 			}
-			out = append(out, outcomeNote{insn: insn, absent: strings.Join(f[1:], " "), present: present})
+			out = append(out, outcomeNote{insn: insn, absent: strings.Join(f[1:], " ")})
 		}
 	}
 	return out
@@ -130,10 +128,12 @@ func readLookups(ls []Lookup, vals []string) []Lookup {
 	return ls
 }
 
-// fixOutcomes leaves the outcome of each of ex's updates and deletes only
-// where the loaded path fixes it: the solver, holding the path (and no
+// fixOutcomes leaves the outcome of each of ex's map operations only where
+// the loaded path fixes it: the solver, holding the path (and none of the
 // example's choices), cannot find the key on the other side of it. Any
-// other is made Unknown. The solver's model is lost.
+// other is made Unknown, which prices it at its dearest outcome: an
+// example's model may pick the cheaper one where the path allows both (a
+// lookup whose result goes unused). The solver's model is lost.
 func (c *Checker) fixOutcomes(ctx context.Context, ex *Example) error {
 	notes := c.outcomeNotes()
 	if len(notes) != len(ex.Lookups) {
@@ -141,7 +141,7 @@ func (c *Checker) fixOutcomes(ctx context.Context, ex *Example) error {
 	}
 	for i, n := range notes {
 		l := &ex.Lookups[i]
-		if !n.present || l.Unknown {
+		if l.Unknown {
 			continue
 		}
 		other := "true"
