@@ -2,7 +2,7 @@
  * value's pointer: a known source's count is written back with
  * BPF_EXIST (the update replaces the element), a new source is inserted
  * with BPF_NOEXIST, and a source over its budget is deleted and dropped.
- * The last source seen is kept in a hash map of one key, updated without a
+ * The last source seen is kept in a hash map under key 0, updated without a
  * lookup, so whether that update inserts or replaces is left to the map. */
 #include "common.h"
 
@@ -17,7 +17,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, __u32);
 } last SEC(".maps");
