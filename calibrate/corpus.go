@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 
 	"github.com/dpperf/dpperf/bound"
 	"github.com/dpperf/dpperf/bpfprog"
@@ -13,6 +14,7 @@ import (
 	"github.com/dpperf/dpperf/interp"
 	"github.com/dpperf/dpperf/interp/inputs"
 	"github.com/dpperf/dpperf/mapstate"
+	"github.com/dpperf/dpperf/symex"
 	"github.com/dpperf/dpperf/target"
 	"github.com/dpperf/dpperf/testrun"
 )
@@ -230,11 +232,16 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 			continue
 		}
 		seen[key] = true
+		// Priced as a bound prices a satisfiable path (OutcomeCost): its
+		// map operations at the outcomes this run took, so that the fit
+		// scales the prices the bounds use. Priced at the dearest outcome,
+		// the paths that miss pulled the helper group's scale down below
+		// what the paths that hit take.
 		s := &Sample{Program: p.File + ":" + p.Name, Insns: runs[1].Count, Packet: pkt, Share: make([]float64, len(groups))}
+		ops := outcomesOf(runs[1].Calls)
 		for i, c := range groups {
-			for _, e := range edges {
-				s.Share[i] += c.Edge[e][0]
-			}
+			cost, _ := c.OutcomeCost(edges, ops)
+			s.Share[i] = cost[0]
 		}
 		cp.samples = append(cp.samples, s)
 	}
@@ -248,4 +255,24 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 		cp.samples = kept
 	}
 	return cp, nil
+}
+
+// outcomesOf is the outcome of each map lookup and delete of an
+// interpreted run, in order, as the bound prices them
+// (bound.Costed.OutcomeCost): a lookup finds its key when it returns a
+// value, a delete when it returns 0. Whether an update replaced or
+// inserted the run does not say: Unknown, priced at the dearest.
+func outcomesOf(calls []interp.Call) []symex.Lookup {
+	var out []symex.Lookup
+	for _, c := range calls {
+		switch c.Helper {
+		case asm.FnMapLookupElem:
+			out = append(out, symex.Lookup{Insn: int(c.Insn), Found: c.Ret != 0})
+		case asm.FnMapDeleteElem:
+			out = append(out, symex.Lookup{Insn: int(c.Insn), Found: c.Ret == 0})
+		case asm.FnMapUpdateElem:
+			out = append(out, symex.Lookup{Insn: int(c.Insn), Unknown: true})
+		}
+	}
+	return out
 }

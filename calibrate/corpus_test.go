@@ -91,3 +91,36 @@ func TestCorpusSlowRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusPricesOutcomes: a training path is priced as a bound prices a
+// satisfiable path, its map lookups at the outcome its run took. Under the
+// fixture whose hash lookups cost 30 ns on a hit, 20 on a miss and 34.8 at
+// the dearest, counter's path that finds its source has a helper share of
+// 30, and the path that misses it 20 plus the array lookup of its unknown
+// counter (0.922); both were 34.8 (+0.922) before.
+func TestCorpusPricesOutcomes(t *testing.T) {
+	tg, err := target.Load("../target/testdata/outcomes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bpfprog.LoadFile(testobj.Built(t, "counter"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := CorpusOptions{}
+	opts.defaults()
+	cp, err := choosePaths(p, tg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := slices.Index(target.Groups, target.GroupHelper)
+	var helper []float64
+	for _, s := range cp.samples {
+		helper = append(helper, math.Round(s.Share[hi]*1000)/1000)
+	}
+	for _, want := range []float64{30, 20.922} {
+		if !slices.Contains(helper, want) {
+			t.Errorf("helper shares %v: no path at %g", helper, want)
+		}
+	}
+}
