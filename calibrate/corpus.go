@@ -257,21 +257,19 @@ func choosePaths(p *bpfprog.Program, t *target.Target, opts CorpusOptions) (*cor
 	return cp, nil
 }
 
-// outcomesOf is the outcome of each map lookup and delete of an
+// outcomesOf is the outcome of each map lookup, update and delete of an
 // interpreted run, in order, as the bound prices them
 // (bound.Costed.OutcomeCost): a lookup finds its key when it returns a
-// value, a delete when it returns 0. Whether an update replaced or
-// inserted the run does not say: Unknown, priced at the dearest.
+// value; an update or delete as the interpreter saw the map before it
+// (Unknown where it does not say, priced at the dearest).
 func outcomesOf(calls []interp.Call) []symex.Lookup {
 	var out []symex.Lookup
 	for _, c := range calls {
 		switch c.Helper {
 		case asm.FnMapLookupElem:
 			out = append(out, symex.Lookup{Insn: int(c.Insn), Found: c.Ret != 0})
-		case asm.FnMapDeleteElem:
-			out = append(out, symex.Lookup{Insn: int(c.Insn), Found: c.Ret == 0})
-		case asm.FnMapUpdateElem:
-			out = append(out, symex.Lookup{Insn: int(c.Insn), Unknown: true})
+		case asm.FnMapUpdateElem, asm.FnMapDeleteElem:
+			out = append(out, symex.Lookup{Insn: int(c.Insn), Found: c.Key == interp.KeyPresent, Unknown: c.Key == interp.KeyUnknown})
 		}
 	}
 	return out

@@ -97,7 +97,8 @@ func TestCorpusSlowRuns(t *testing.T) {
 // fixture whose hash lookups cost 30 ns on a hit, 20 on a miss and 34.8 at
 // the dearest, counter's path that finds its source has a helper share of
 // 30, and the path that misses it 20 plus the array lookup of its unknown
-// counter (0.922); both were 34.8 (+0.922) before.
+// counter (0.922); both were 34.8 (+0.922) before. Updates are priced by
+// whether the interpreter found their key.
 func TestCorpusPricesOutcomes(t *testing.T) {
 	tg, err := target.Load("../target/testdata/outcomes.yaml")
 	if err != nil {
@@ -122,5 +123,24 @@ func TestCorpusPricesOutcomes(t *testing.T) {
 		if !slices.Contains(helper, want) {
 			t.Errorf("helper shares %v: no path at %g", helper, want)
 		}
+	}
+	// refresh's repeated source finds its budget and writes it back, and
+	// rewrites the last source: two updates of keys the interpreter saw
+	// in their maps, each at the replace price (50 ns), not the dearest
+	// insert (81.3).
+	p, err = bpfprog.LoadFile(testobj.Built(t, "refresh"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp, err = choosePaths(p, tg, opts); err != nil {
+		t.Fatal(err)
+	}
+	wi := slices.Index(target.Groups, target.GroupMapWrite)
+	var writes []float64
+	for _, s := range cp.samples {
+		writes = append(writes, math.Round(s.Share[wi]*1000)/1000)
+	}
+	if !slices.Contains(writes, 100) {
+		t.Errorf("refresh's map_write shares %v: no path with two replaces (100)", writes)
 	}
 }

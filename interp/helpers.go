@@ -193,6 +193,7 @@ func (m *machine) update(c *Call) (int64, error) {
 		return 0, fmt.Errorf("%s: update of read-only map %s", where(m.it.prog, m.pc), mp.name)
 	case mp.arr != nil:
 		idx := binary.LittleEndian.Uint32(key)
+		c.Key = presence(idx < mp.max)
 		switch {
 		case flags > flagExist:
 			ret = -errEINVAL
@@ -204,6 +205,8 @@ func (m *machine) update(c *Call) (int64, error) {
 			copy(mp.arrayValue(idx, cpu), val)
 		}
 	case mp.h != nil:
+		e, _, _ := mp.h.find(key)
+		c.Key = presence(e != nil)
 		ret, c.PCV = mp.h.update(key, val, flags, m.it.opts.CPU)
 	case mp.t != nil:
 		var visited int
@@ -236,6 +239,7 @@ func (m *machine) delete(c *Call) (int64, error) {
 		ret = -errEINVAL
 	case mp.h != nil:
 		ret, c.PCV = mp.h.del(key)
+		c.Key = presence(ret == 0)
 	case mp.t != nil:
 		var visited int
 		ret, visited = mp.t.del(key)

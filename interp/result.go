@@ -72,6 +72,26 @@ type Call struct {
 	Op     string // map operation (lookup, update, delete, redirect), if any
 	Ret    int64  // the value returned; for lookups 1 on a hit, 0 on a miss
 	PCV    []PCV  // the PCVs the operation met (see pcv.yaml)
+	// Key says whether an update's or delete's key was in the map before
+	// it (hash maps and arrays; KeyUnknown for others).
+	Key KeyPresence
+}
+
+// KeyPresence is whether a map operation found its key.
+type KeyPresence int8
+
+const (
+	KeyUnknown KeyPresence = iota
+	KeyPresent
+	KeyAbsent
+)
+
+// presence is KeyPresent when ok, else KeyAbsent.
+func presence(ok bool) KeyPresence {
+	if ok {
+		return KeyPresent
+	}
+	return KeyAbsent
 }
 
 // PCV is one observed performance-critical variable.
