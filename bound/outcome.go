@@ -105,15 +105,15 @@ func (c *Costed) priceLookup(cur *lookupCursor, op cfg.Op) (saving target.Vec) {
 	keyed, _, _ := t.HelperKeyCost(name, mt, keyBytes)
 	lp := LookupPrice{Insn: int(op.Insn), Helper: name, Map: mapName, Outcome: outcomeUnknown, Priced: pricedDearest}
 	if cur.next < len(cur.known) && cur.known[cur.next].Insn == int(op.Insn) {
-		k := cur.known[cur.next]
+		known := cur.known[cur.next]
 		cur.next++
-		if !k.Unknown {
-			lp.Outcome = outcomeName(op.Helper, k.Found)
-		}
-		if v, ok := t.HelperOutcomeCost(name, mt, keyBytes, lp.Outcome); ok && !k.Unknown {
-			lp.Priced = lp.Outcome
-			for k := range saving {
-				saving[k] = keyed[k] - v[k]
+		if !known.Unknown {
+			lp.Outcome = outcomeName(op.Helper, known.Found)
+			if v, ok := t.HelperOutcomeCost(name, mt, keyBytes, lp.Outcome); ok {
+				lp.Priced = lp.Outcome
+				for k := range saving {
+					saving[k] = keyed[k] - v[k]
+				}
 			}
 		}
 	} else {

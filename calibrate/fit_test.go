@@ -109,19 +109,10 @@ func TestFitErrors(t *testing.T) {
 func TestFitHoldOutKnownMargin(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	alu := []string{target.GroupALU}
-	ai, pi := slices.Index(target.Groups, target.GroupALU), slices.Index(target.Groups, target.GroupPerPacket)
+	ai := slices.Index(target.Groups, target.GroupALU)
 	a := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
 	b := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.5}, 0)
-	for _, s := range append(a, b...) {
-		// ALU and the overhead only, so that each program's scale is
-		// exact; the overhead (not fitted) at its price.
-		for i := range s.Share {
-			if i != ai && i != pi {
-				s.Share[i] = 0
-			}
-		}
-		s.Share[pi] = 30
-	}
+	aluAndOverhead(append(a, b...))
 	for _, s := range a {
 		s.Program, s.High = "a", 30+0.4*s.Share[ai]
 	}
@@ -160,6 +151,21 @@ func TestFitHoldOutKnownMargin(t *testing.T) {
 	}
 }
 
+// aluAndOverhead leaves the samples' ALU share and the per-packet overhead
+// only, the overhead (not fitted) at 30 ns, so that each program's ALU
+// scale is exact.
+func aluAndOverhead(ss []*Sample) {
+	ai, pi := slices.Index(target.Groups, target.GroupALU), slices.Index(target.Groups, target.GroupPerPacket)
+	for _, s := range ss {
+		for i := range s.Share {
+			if i != ai && i != pi {
+				s.Share[i] = 0
+			}
+		}
+		s.Share[pi] = 30
+	}
+}
+
 // TestFitHoldOutNoOwnCost: a held-out program whose own cost a fit of the
 // others puts at 0 (the others' times are the overhead alone, so their ALU
 // scale is fitted to its minimum 0) sets no margin: the margin is a share
@@ -168,18 +174,11 @@ func TestFitHoldOutKnownMargin(t *testing.T) {
 func TestFitHoldOutNoOwnCost(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	alu := []string{target.GroupALU}
-	ai, pi := slices.Index(target.Groups, target.GroupALU), slices.Index(target.Groups, target.GroupPerPacket)
+	ai := slices.Index(target.Groups, target.GroupALU)
 	a := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
 	b := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
 	c := samplesOf(r, 10, map[string]float64{target.GroupALU: 0.4}, 0)
-	for _, s := range slices.Concat(a, b, c) {
-		for i := range s.Share {
-			if i != ai && i != pi {
-				s.Share[i] = 0
-			}
-		}
-		s.Share[pi] = 30
-	}
+	aluAndOverhead(slices.Concat(a, b, c))
 	for _, s := range a {
 		s.Program, s.High, s.Median = "a", 30, 30
 	}

@@ -46,8 +46,10 @@ func (m *machine) notePresence(mp, keyPtr value) {
 	absent := unknownOutcome
 	if mp.reg == regMap && mp.obj >= 0 && mp.obj < len(m.g.Maps) && m.g.Maps[mp.obj] != nil {
 		spec := m.g.Maps[mp.obj]
-		if key, err := m.readMem(keyPtr, int(spec.KeySize)); err == nil && spec.Type != ebpf.ArrayOfMaps && spec.Type != ebpf.HashOfMaps {
-			absent = m.b.not(m.inMap(mp.obj, key)).s
+		if spec.Type != ebpf.ArrayOfMaps && spec.Type != ebpf.HashOfMaps {
+			if key, err := m.readMem(keyPtr, int(spec.KeySize)); err == nil {
+				absent = m.b.not(m.inMap(mp.obj, key)).s
+			}
 		}
 	}
 	m.b.emit("; @present " + strconv.Itoa(m.cur) + " " + absent)
@@ -165,19 +167,10 @@ func (c *Checker) checkWith(ctx context.Context, cond string) (smt.Result, error
 	if err := c.solverAt(n); err != nil {
 		return smt.Unknown, err
 	}
-	s := c.s
-	if err := s.Push(); err != nil {
+	solver, scopes := c.s, 0
+	defer c.popScopes(solver, &scopes)
+	if err := c.assume(cond, &scopes); err != nil {
 		return smt.Unknown, err
 	}
-	if err := s.Send("(assert " + cond + ")"); err != nil {
-		return smt.Unknown, err
-	}
-	res, err := c.checkAt(ctx, n, 0)
-	if c.s == s {
-		if perr := s.Pop(); perr != nil && err == nil {
-			err = perr
-		}
-	}
-	c.model = -1
-	return res, err
+	return c.checkAt(ctx, n, 0)
 }
